@@ -1,0 +1,190 @@
+"""One PettingZoo AEC environment over any `Game`, so every game has identical semantics.
+
+Observations are `{"observation": float32 vector, "action_mask": int8 vector}`. The mask is the
+legal-action mask for the agent to move and all zeros for everyone else. `agent_selection` follows
+`State.current_player`, so it may stay on one agent for a multi-step turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.core.errors import IllegalActionError
+from envs.core.protocol import Game, State
+
+OBSERVATION_MODES = ("private", "omniscient")
+REWARDS = ("win_loss", "score")
+RENDER_MODES = ("ansi", "rgb_array")
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+def check_choice(name: str, value: Any, allowed: tuple) -> None:
+    """Fail with a message that names the argument and what is allowed."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not supported; allowed: {', '.join(map(repr, allowed))}")
+
+
+class TabletopEnv(AECEnv):
+    """AEC adapter. `observation_mode="omniscient"` puts every hidden fact into each observation;
+    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(
+        self,
+        game: Game,
+        reward: str = "win_loss",
+        observation_mode: str = "private",
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
+        super().__init__()
+        check_choice("reward", reward, REWARDS)
+        check_choice("observation_mode", observation_mode, OBSERVATION_MODES)
+        check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.game = game
+        self.reward_mode = reward
+        self.observation_mode = observation_mode
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = {**self.metadata, "name": game.name}
+
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        layout = game.omniscient_layout if observation_mode == "omniscient" else game.observation_layout
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(-np.inf, np.inf, (game.omniscient_layout.size,), np.float32)
+        self._rng = np.random.default_rng()
+        self.game_state: State | None = None
+
+    # --- PettingZoo API -------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._load(self.game.new_initial_state(self._rng))
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        state = self.game_state
+        omniscient = self.observation_mode == "omniscient"
+        if seat == state.current_player:
+            mask = state.legal_action_mask().astype(np.int8, copy=True)
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": self.game.encode(state, seat, omniscient), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self.game.encode(self.game_state, 0, omniscient=True)
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        state = self.game_state
+        if not self._is_legal(action):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self._illegal_message(agent, action))
+            self._penalize(agent, action)
+            return
+        before = np.array(state.scores()) if self.reward_mode == "score" else None
+        state.apply(int(action))
+        if before is not None:
+            self._set_rewards(state.scores() - before)
+        else:
+            self._set_rewards(np.zeros(self.game.num_players))
+        if state.is_terminal():
+            if self.reward_mode == "win_loss":
+                self._set_rewards(state.returns())
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % self.num_agents]
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        self._accumulate_rewards()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.game.render_ansi(self.game_state)
+        return self.game.render_rgb(self.game_state)
+
+    def close(self) -> None:
+        pass
+
+    # --- beyond PettingZoo: what agents, tests and tools need --------------------------------------
+    def view(self, agent: str | None) -> dict[str, Any]:
+        """The structured view heuristics read: exactly what `agent` may know."""
+        return self.game_state.view(None if agent is None else self._seat[agent])
+
+    def action_to_string(self, action: int) -> str:
+        return self.game_state.action_to_string(int(action))
+
+    def set_state(self, state: State) -> None:
+        """Continue from `state` (a scenario from JSON, a searched position)."""
+        self._load(state)
+
+    def load_json(self, data: dict[str, Any]) -> None:
+        self._load(self.game.state_from_json(data, self._rng))
+
+    # --- internals -------------------------------------------------------------------------------
+    def _load(self, state: State) -> None:
+        self.game_state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, state.is_terminal())
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        seat = state.current_player if state.current_player >= 0 else 0
+        self.agent_selection = self.possible_agents[seat]
+
+    def _is_legal(self, action: Any) -> bool:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return False
+        return 0 <= action < self.game.num_actions and bool(self.game_state.legal_action_mask()[action])
+
+    def _illegal_message(self, agent: str, action: Any) -> str:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            return f"{agent}: action {action!r} is not an integer in [0, {self.game.num_actions})"
+        if not 0 <= action < self.game.num_actions:
+            return f"{agent}: action {action} is out of range [0, {self.game.num_actions})"
+        return (
+            f"{agent}: action {action} ({self.game_state.action_to_string(int(action))}) is illegal "
+            f"here; legal actions are those with action_mask == 1"
+        )
+
+    def _penalize(self, agent: str, action: Any) -> None:
+        self._set_rewards(np.zeros(self.game.num_players))
+        self.rewards[agent] = -1.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos[agent] = {"illegal_action": self._illegal_message(agent, action)}
+        self._accumulate_rewards()
+
+    def _set_rewards(self, values: np.ndarray) -> None:
+        self.rewards = {a: float(values[self._seat[a]]) for a in self.agents}
+
+
+def wrap(env: TabletopEnv) -> AECEnv:
+    """PettingZoo's standard order check, as the classic environments apply it."""
+    return wrappers.OrderEnforcingWrapper(env)

@@ -1,0 +1,95 @@
+"""Random-play throughput of our environments against a PettingZoo classic env in the same run.
+
+Both sides run the same loop through the public AEC API (`last`, `action_space(agent).sample(mask)`,
+`step`), so the ratio compares environments, not harnesses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass
+
+import envs
+
+PETTINGZOO_CLASSIC = {
+    "connect_four_v3": "pettingzoo.classic.connect_four_v3",
+    "go_v5": "pettingzoo.classic.go_v5",
+    "tictactoe_v3": "pettingzoo.classic.tictactoe_v3",
+    "texas_holdem_v4": "pettingzoo.classic.texas_holdem_v4",
+}
+
+
+@dataclass
+class Throughput:
+    name: str
+    games: int
+    steps: int
+    seconds: float
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.seconds
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+
+def random_play(env, games: int, seed: int = 0, name: str = "") -> Throughput:
+    """Play `games` uniformly random games through the AEC API and time them."""
+    steps = 0
+    start = time.perf_counter()
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for agent in env.agents:
+            env.action_space(agent).seed(seed + g)
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = env.action_space(agent).sample(obs["action_mask"])
+            env.step(action)
+            steps += action is not None
+    return Throughput(name, games, steps, time.perf_counter() - start)
+
+
+def baseline_env(name: str, **kwargs):
+    if name not in PETTINGZOO_CLASSIC:
+        raise ValueError(f"unknown baseline {name!r}; allowed: {', '.join(PETTINGZOO_CLASSIC)}")
+    return importlib.import_module(PETTINGZOO_CLASSIC[name]).env(**kwargs)
+
+
+def compare(env_id: str, baseline: str, games: int, baseline_games: int, seed: int = 0, **env_kwargs) -> str:
+    """Measure ours and the baseline in the same process; return a report with the ratios."""
+    ours = random_play(envs.make(env_id, **env_kwargs), games, seed, f"{env_id} {env_kwargs or ''}".strip())
+    theirs = random_play(baseline_env(baseline), baseline_games, seed, baseline)
+    rows = [f"{'env':<44} {'games':>6} {'steps':>8} {'steps/s':>10} {'games/s':>9}"]
+    for t in (ours, theirs):
+        rows.append(f"{t.name:<44} {t.games:>6} {t.steps:>8} {t.steps_per_second:>10.0f} {t.games_per_second:>9.2f}")
+    rows.append(
+        f"ratio (ours / {baseline}): steps/s {ours.steps_per_second / theirs.steps_per_second:.2f}x, "
+        f"games/s {ours.games_per_second / theirs.games_per_second:.2f}x"
+    )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="tabletop bench", description=__doc__)
+    parser.add_argument("env_id", choices=envs.ENV_IDS)
+    parser.add_argument("--baseline", default="connect_four_v3", choices=list(PETTINGZOO_CLASSIC))
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--baseline-games", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"num_players": 4}\'')
+    args = parser.parse_args(argv)
+    print(compare(args.env_id, args.baseline, args.games, args.baseline_games, args.seed, **args.env_kwargs))
+
+
+if __name__ == "__main__":
+    main()
+
