@@ -75,21 +75,9 @@ def compare(env_id: str, baseline: str, games: int, baseline_games: int, seed: i
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> None:
-    import argparse
-    import json
+if __name__ == "__main__":  # `python -m train.bench ...` is `tabletop bench ...`
+    import sys
 
-    parser = argparse.ArgumentParser(prog="tabletop bench", description=__doc__)
-    parser.add_argument("env_id", choices=envs.ENV_IDS)
-    parser.add_argument("--baseline", default="connect_four_v3", choices=list(PETTINGZOO_CLASSIC))
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--baseline-games", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"num_players": 4}\'')
-    args = parser.parse_args(argv)
-    print(compare(args.env_id, args.baseline, args.games, args.baseline_games, args.seed, **args.env_kwargs))
+    from train.cli import main
 
-
-if __name__ == "__main__":
-    main()
-
+    sys.exit(main(["bench", *sys.argv[1:]]))

@@ -20,13 +20,15 @@ class Segment:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return int(np.prod(self.shape, dtype=np.int64))
 
 
 @dataclass(frozen=True)
 class Layout:
     segments: tuple[Segment, ...]
     _offsets: dict[str, slice] = field(init=False, repr=False, compare=False)
+    _shapes: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    size: int = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         offsets, start = {}, 0
@@ -36,6 +38,8 @@ class Layout:
             offsets[seg.name] = slice(start, start + seg.size)
             start += seg.size
         object.__setattr__(self, "_offsets", offsets)
+        object.__setattr__(self, "_shapes", {seg.name: seg.shape for seg in self.segments})
+        object.__setattr__(self, "size", start)
 
     @classmethod
     def of(cls, *blocks: tuple[str, int | tuple[int, ...], str]) -> "Layout":
@@ -46,10 +50,6 @@ class Layout:
     def __add__(self, other: "Layout") -> "Layout":
         return Layout(self.segments + other.segments)
 
-    @property
-    def size(self) -> int:
-        return sum(seg.size for seg in self.segments)
-
     def slice(self, name: str) -> slice:
         return self._offsets[name]
 
@@ -58,8 +58,7 @@ class Layout:
 
     def block(self, vector: np.ndarray, name: str) -> np.ndarray:
         """A writable view of one segment, shaped as declared."""
-        seg = next(s for s in self.segments if s.name == name)
-        return vector[self._offsets[name]].reshape(seg.shape)
+        return vector[self._offsets[name]].reshape(self._shapes[name])
 
     def describe(self) -> list[dict]:
         """JSON-ready description: name, offset, shape and meaning of each segment."""

@@ -1,0 +1,385 @@
+"""Cromlet's rules: the game configuration and the state it plays on.
+
+Action layout (N = 530):
+    [0, 132)     play the card of circle c on c, keep the cromlet open
+    [132, 264)   play the card of circle c on c and claim its cromlet
+    [264, 396)   play a wild on circle c, keep the cromlet open
+    [396, 528)   play a wild on circle c and claim its cromlet
+    528          trade in one dead card
+    529          trade in two dead cards
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import IllegalActionError, Layout, check_choice, win_loss_returns
+from envs.cromlet import board as B
+
+PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * B.NUM_CIRCLES for i in range(4))
+TRADE_ONE = 4 * B.NUM_CIRCLES
+TRADE_TWO = TRADE_ONE + 1
+NUM_ACTIONS = TRADE_TWO + 1
+
+DEFAULT_CLAIM_LIMITS = {2: 12, 3: 8, 4: 6, 5: 5, 6: 4}
+TEAM_LAYOUTS = {2: (4, 6), 3: (6,)}  # teams -> allowed player counts (seated alternately)
+_ARANGE = np.arange(B.NUM_CIRCLES)
+_NONE = B.NUM_CIRCLES  # "no circle" sentinel for per-cromlet minima
+
+
+def decode_action(action: int) -> tuple[str, int]:
+    """('play' | 'play_claim' | 'wild' | 'wild_claim', circle) or ('trade', count)."""
+    if action >= TRADE_ONE:
+        return "trade", action - TRADE_ONE + 1
+    kind = ("play", "play_claim", "wild", "wild_claim")[action // B.NUM_CIRCLES]
+    return kind, action % B.NUM_CIRCLES
+
+
+class CromletGame:
+    """Cromlet for 2-6 players, or 2-3 teams seated alternately."""
+
+    name = "cromlet_v0"
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, num_players: int = 2, teams: int | None = None, claim_limit: int | None = None, hand_size: int = 7):
+        check_choice("num_players", num_players, tuple(DEFAULT_CLAIM_LIMITS))
+        if teams is not None:
+            check_choice("teams", teams, (None, *TEAM_LAYOUTS))
+            if num_players not in TEAM_LAYOUTS[teams]:
+                raise ValueError(
+                    f"teams={teams} needs num_players in {TEAM_LAYOUTS[teams]} (teams of 2 or 3, seated alternately); "
+                    f"got num_players={num_players}"
+                )
+        if not isinstance(hand_size, int) or not 1 <= hand_size <= B.NUM_CARDS // num_players:
+            raise ValueError(f"hand_size must be an int in [1, {B.NUM_CARDS // num_players}], got {hand_size!r}")
+        self.num_players = num_players
+        self.teams = teams
+        self.num_teams = teams or num_players
+        self.team_of = np.arange(num_players) % self.num_teams
+        default_limit = B.NUM_CROMLETS // teams if teams else DEFAULT_CLAIM_LIMITS[num_players]
+        if claim_limit is not None and (not isinstance(claim_limit, int) or not 1 <= claim_limit <= B.NUM_CROMLETS):
+            raise ValueError(f"claim_limit must be None (the rulebook's table) or an int in [1, 24], got {claim_limit!r}")
+        self.claim_limit = default_limit if claim_limit is None else claim_limit
+        self.hand_size = hand_size
+        from envs.cromlet.observe import Encoder
+
+        self._encoders = (Encoder(self, omniscient=False), Encoder(self, omniscient=True))
+        self.observation_layout = self._encoders[0].layout
+        self.omniscient_layout = self._encoders[1].layout
+
+    def config(self) -> dict[str, Any]:
+        return {"num_players": self.num_players, "teams": self.teams, "claim_limit": self.claim_limit, "hand_size": self.hand_size}
+
+    def new_initial_state(self, rng: np.random.Generator) -> "CromletState":
+        deck = [min(int(c), B.WILD) for c in rng.permutation(B.NUM_CARDS)]
+        dealer = int(rng.integers(self.num_players))
+        return CromletState.deal(self, deck, dealer)
+
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "CromletState":
+        return CromletState.from_json(self, data)
+
+    def encode(self, state: "CromletState", player: int, omniscient: bool = False) -> np.ndarray:
+        return self._encoders[omniscient](state, player)
+
+    def render_ansi(self, state: "CromletState") -> str:
+        from envs.cromlet import render
+
+        return render.ansi(state)
+
+    def render_rgb(self, state: "CromletState") -> np.ndarray:
+        from envs.cromlet import render
+
+        return render.rgb(state)
+
+
+class CromletState:
+    """One position. Arrays are indexed by circle (132), cromlet (24), seat or team."""
+
+    def __init__(self, game: CromletGame):
+        n = game.num_players
+        self.game = game
+        self.cover = np.full(B.NUM_CIRCLES, -1, dtype=np.int64)  # seat whose crown is on the circle
+        self.wild = np.zeros(B.NUM_CIRCLES, dtype=bool)  # covered by a wild card
+        self.closed = np.zeros(B.NUM_CROMLETS, dtype=bool)  # claimed, or closed at the limit
+        self.claimed_by = np.full(B.NUM_CROMLETS, -1, dtype=np.int64)  # seat, -1 if unclaimed
+        self.claim_circle = np.full(B.NUM_CROMLETS, -1, dtype=np.int64)
+        self.hands = np.zeros((n, B.NUM_CIRCLES + 1), dtype=np.int64)  # card-type counts, wilds last
+        self.hand_sizes = np.zeros(n, dtype=np.int64)
+        self.deck: list[int] = []  # card types (circle, or WILD for any wild), top first
+        self.discards: list[list[int]] = [[] for _ in range(n)]  # card types, face up, oldest first
+        self.discard_counts = np.zeros((n, B.NUM_CIRCLES + 1), dtype=np.int64)  # the piles as counts
+        self.team_scores = np.zeros(game.num_teams, dtype=np.float64)
+        self.team_claims = np.zeros(game.num_teams, dtype=np.int64)
+        self.dealer = 0
+        self._current = 0
+        self._terminal = False
+        self._mask: np.ndarray | None = None
+        self._open: np.ndarray | None = None
+
+    # --- setup ------------------------------------------------------------------------------------
+    @classmethod
+    def deal(cls, game: CromletGame, deck: list[int], dealer: int) -> "CromletState":
+        state = cls(game)
+        state.dealer = dealer
+        state.deck = list(deck)
+        for _ in range(game.hand_size):  # one card at a time, starting left of the dealer
+            for k in range(game.num_players):
+                state._draw((dealer + 1 + k) % game.num_players)
+        state._current = (dealer + 1) % game.num_players
+        state._check_end()
+        return state
+
+    # --- the State protocol --------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return -1 if self._terminal else self._current
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def scores(self) -> np.ndarray:
+        return self.team_scores[self.game.team_of]
+
+    def returns(self) -> np.ndarray:
+        if not self._terminal:
+            return np.zeros(self.game.num_players)
+        return win_loss_returns(self.scores())
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def apply(self, action: int) -> None:
+        if self._terminal or not 0 <= action < NUM_ACTIONS or not self.legal_action_mask()[action]:
+            raise IllegalActionError(f"player {self._current}: action {action} is not legal in this state")
+        p = self._current
+        kind, arg = decode_action(action)
+        if kind == "trade":
+            self._trade(p, arg)
+        else:
+            self._play(p, arg, wild=kind.startswith("wild"), claim=kind.endswith("claim"))
+        self._current = (p + 1) % self.game.num_players
+        self._check_end()
+
+    def action_to_string(self, action: int) -> str:
+        kind, arg = decode_action(action)
+        if kind == "trade":
+            return f"trade in {'one dead card' if arg == 1 else 'two dead cards'}"
+        letter = B.LETTERS[B.CIRCLE_CROMLET[arg]]
+        what = f"play wild on {B.CIRCLE_NAMES[arg]}" if kind.startswith("wild") else f"play {B.CIRCLE_NAMES[arg]}"
+        return f"{what} and claim {letter}" if kind.endswith("claim") else what
+
+    def clone(self) -> "CromletState":
+        other = CromletState.__new__(CromletState)
+        other.__dict__.update(self.__dict__)
+        arrays = ("cover", "wild", "closed", "claimed_by", "claim_circle", "hands", "hand_sizes", "discard_counts", "team_scores", "team_claims")
+        for name in arrays:
+            setattr(other, name, getattr(self, name).copy())
+        other.deck = list(self.deck)
+        other.discards = [list(d) for d in self.discards]
+        other._mask = None
+        other._open = None
+        return other
+
+    # --- derived board facts --------------------------------------------------------------------------
+    def open_circles(self) -> np.ndarray:
+        """Circles without a crown in cromlets that are still unclaimed (cached between moves)."""
+        if self._open is None:
+            self._open = (self.cover < 0) & ~self.closed[B.CIRCLE_CROMLET]
+        return self._open
+
+    def lowest_open(self, open_: np.ndarray | None = None) -> np.ndarray:
+        """Per cromlet, its lowest open circle, or 132 if none is open."""
+        open_ = self.open_circles() if open_ is None else open_
+        return np.minimum.reduceat(np.where(open_, _ARANGE, _NONE), B.CROMLET_START)
+
+    def dead_cards(self, player: int) -> np.ndarray:
+        """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed)."""
+        return np.flatnonzero((self.hands[player, : B.NUM_CIRCLES] > 0) & ~self.open_circles())
+
+    def can_claim(self, player: int) -> bool:
+        team = self.game.team_of[player]
+        return bool(self.team_claims[team] < self.game.claim_limit)
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self._terminal:
+            return mask
+        p = self._current
+        open_ = self.open_circles()
+        lowest = self.lowest_open(open_)
+        is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)
+        is_lowest[lowest[lowest < _NONE]] = True
+        open_count = np.add.reduceat(open_, B.CROMLET_START)
+        is_last = is_lowest & (open_count[B.CIRCLE_CROMLET] == 1)
+        claim_ok = self.can_claim(p)
+        keep_ok = ~(is_last & claim_ok)  # the last circle forces the claim unless at the limit
+        held = self.hands[p, : B.NUM_CIRCLES] > 0
+        playable = held & open_
+        forced = playable & is_lowest
+        cards = forced if forced.any() else playable
+        mask[PLAY:PLAY_CLAIM] = cards & keep_ok
+        if claim_ok:
+            mask[PLAY_CLAIM:WILD_PLAY] = cards & is_lowest
+        if self.hands[p, B.WILD] > 0:
+            mask[WILD_PLAY:WILD_CLAIM] = open_ & keep_ok
+            if claim_ok:
+                mask[WILD_CLAIM:TRADE_ONE] = open_ & is_lowest
+        if not forced.any():
+            dead = int(np.count_nonzero(held & ~open_))
+            mask[TRADE_ONE] = dead >= 1 and len(self.deck) >= 1
+            mask[TRADE_TWO] = dead >= 2 and len(self.deck) >= 2
+        return mask
+
+    # --- transitions -------------------------------------------------------------------------------
+    def _draw(self, player: int) -> None:
+        self.hands[player, self.deck.pop(0)] += 1
+        self.hand_sizes[player] += 1
+
+    def _refill(self, player: int) -> None:
+        while self.deck and self.hand_sizes[player] < self.game.hand_size:
+            self._draw(player)
+
+    def _discard(self, p: int, card_type: int) -> None:
+        self.discards[p].append(card_type)
+        self.discard_counts[p, card_type] += 1
+
+    def _play(self, p: int, circle: int, wild: bool, claim: bool) -> None:
+        card_type = B.WILD if wild else circle
+        self.hands[p, card_type] -= 1
+        self.hand_sizes[p] -= 1
+        self._discard(p, card_type)
+        self.cover[circle] = p
+        self.wild[circle] = wild
+        k = B.CIRCLE_CROMLET[circle]
+        team = self.game.team_of[p]
+        if claim:
+            self.closed[k] = True
+            self.claimed_by[k] = p
+            self.claim_circle[k] = circle
+            self.team_claims[team] += 1
+            self.team_scores[team] += B.CIRCLE_VALUE[circle]
+        elif not (self.cover[B.circles_of(k)] < 0).any():
+            self.closed[k] = True  # last circle covered at the claim limit: closed, nobody scores
+        self._refill(p)
+
+    def _trade(self, p: int, count: int) -> None:
+        """Dead cards are useless whichever they are, so the lowest-numbered ones go first."""
+        for card in self.dead_cards(p)[:count]:
+            self.hands[p, card] -= 1
+            self.hand_sizes[p] -= 1
+            self._discard(p, int(card))
+        self._refill(p)
+
+    def _check_end(self) -> None:
+        """The game ends when the player to move cannot play, or once every cromlet is closed."""
+        self._open = None
+        self._mask = self._compute_mask()
+        if self.closed.all() or not self._mask.any():
+            self._terminal = True
+            self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    # --- views and serialisation ---------------------------------------------------------------------
+    def view(self, player: int | None) -> dict[str, Any]:
+        """Public table plus `player`'s own hand; `None` adds every hand and the deck order."""
+        g = self.game
+        v: dict[str, Any] = {
+            "player": player,
+            "num_players": g.num_players,
+            "team_of": g.team_of.tolist(),
+            "claim_limit": g.claim_limit,
+            "current_player": self.current_player,
+            "cover": self.cover.copy(),
+            "wild": self.wild.copy(),
+            "closed": self.closed.copy(),
+            "claimed_by": self.claimed_by.copy(),
+            "claim_circle": self.claim_circle.copy(),
+            "team_scores": self.team_scores.copy(),
+            "team_claims": self.team_claims.copy(),
+            "hand_sizes": self.hand_sizes.tolist(),
+            "deck_size": len(self.deck),
+            "discards": [list(d) for d in self.discards],
+        }
+        if player is not None:
+            v["hand"] = self.hands[player].copy()
+        else:
+            v["hands"] = self.hands.copy()
+            v["deck"] = list(self.deck)
+        return v
+
+    def to_json(self) -> dict[str, Any]:
+        names = B.card_name
+        return {
+            "game": "cromlet",
+            "config": self.game.config(),
+            "dealer": self.dealer,
+            "current_player": self._current,
+            "terminal": self._terminal,
+            "covered": {B.CIRCLE_NAMES[c]: int(self.cover[c]) for c in np.flatnonzero(self.cover >= 0)},
+            "wild_covered": [B.CIRCLE_NAMES[c] for c in np.flatnonzero(self.wild)],
+            "claims": {
+                B.LETTERS[k]: {"by": int(self.claimed_by[k]), "circle": B.CIRCLE_NAMES[self.claim_circle[k]]}
+                for k in np.flatnonzero(self.claimed_by >= 0)
+            },
+            "closed": [B.LETTERS[k] for k in np.flatnonzero(self.closed)],
+            "hands": [[names(c) for c in _cards_of(self.hands[p])] for p in range(self.game.num_players)],
+            "deck": [names(c) for c in self.deck],
+            "discards": [[names(c) for c in pile] for pile in self.discards],
+            "team_scores": self.team_scores.tolist(),
+            "team_claims": self.team_claims.tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, game: CromletGame, data: dict[str, Any]) -> "CromletState":
+        """Rebuild a state; `team_scores`/`team_claims` default to what the claims imply."""
+        state = cls(game)
+        n = game.num_players
+        for name, seat in data.get("covered", {}).items():
+            state.cover[B.card_type(name)] = _seat(seat, n)
+        for name in data.get("wild_covered", []):
+            state.wild[B.card_type(name)] = True
+        for letter, claim in data.get("claims", {}).items():
+            k = B.cromlet_index(letter)
+            circle = B.card_type(claim["circle"])
+            state.claimed_by[k] = _seat(claim["by"], n)
+            state.claim_circle[k] = circle
+            state.cover[circle] = state.claimed_by[k]
+        for letter in data.get("closed", []):
+            state.closed[B.cromlet_index(letter)] = True
+        state.closed[state.claimed_by >= 0] = True
+        hands = data.get("hands", [[] for _ in range(n)])
+        if len(hands) != n:
+            raise ValueError(f"'hands' must list {n} hands, got {len(hands)}")
+        for p, hand in enumerate(hands):
+            for name in hand:
+                state.hands[p, B.card_type(name)] += 1
+            state.hand_sizes[p] = len(hand)
+        state.deck = [B.card_type(c) for c in data.get("deck", [])]
+        for p, pile in enumerate(data.get("discards", [[] for _ in range(n)])):
+            for name in pile:
+                state._discard(p, B.card_type(name))
+        if "team_scores" in data:
+            state.team_scores[:] = data["team_scores"]
+            state.team_claims[:] = data["team_claims"]
+        else:
+            for k in np.flatnonzero(state.claimed_by >= 0):
+                team = game.team_of[state.claimed_by[k]]
+                state.team_claims[team] += 1
+                state.team_scores[team] += B.CIRCLE_VALUE[state.claim_circle[k]]
+        state.dealer = int(data.get("dealer", 0))
+        state._current = _seat(data.get("current_player", 0), n)
+        state._check_end()
+        return state
+
+
+def _cards_of(counts: np.ndarray) -> list[int]:
+    return [int(c) for c in np.flatnonzero(counts[: B.NUM_CIRCLES])] + [B.WILD] * int(counts[B.WILD])
+
+
+def _seat(value: Any, n: int) -> int:
+    if not isinstance(value, int) or not 0 <= value < n:
+        raise ValueError(f"seat {value!r} is not a seat number in [0, {n})")
+    return value
