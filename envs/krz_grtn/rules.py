@@ -1,0 +1,561 @@
+"""KRZ GRTN rules: the game configuration and its state, one sub-step per action.
+
+A level attempt runs: target revealed to the givers -> "Life!" vote (while lives remain) -> each giver
+in turn, clockwise from X's left, lays a clue tile by tile -> decoys revealed and shuffled -> X points
+at one picture -> pass (givers draw B) or fail (lose a life) -> used letters back, X moves clockwise.
+Draws are followed, giver by giver, by returning tiles of the giver's choice down to the tile limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import IllegalActionError, Layout, check_choice
+from envs.krz_grtn import actions as act
+from envs.krz_grtn import observe, render
+from envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES, RETURN, VOTE
+from envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS, concept_id
+from envs.krz_grtn.tiles import (
+    BLANK,
+    LETTER_COUNTS,
+    NUM_LETTERS,
+    counts_string,
+    parse_counts,
+    parse_tiles,
+    tiles_string,
+)
+
+MIN_CLUE_LETTERS = 2
+"""A clue needs at least two letter tiles (blanks do not count)."""
+NUM_LEVELS = 6
+MAX_LIVES = 5
+
+
+class KrzGrtn:
+    """KRZ GRTN under one configuration. Every number a table could change is an argument."""
+
+    name = "krz_grtn_v0"
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        blanks_per_player: int = 2,
+        levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6),
+        lives: int = 5,
+        start_letters: int = 5,
+        tile_limit: int = 8,
+        life_letters: int = 2,
+        level_candidates: tuple[int, ...] = (3, 4, 5, 6, 7, 8),
+        level_draws: tuple[int, ...] = (3, 3, 2, 2, 1, 0),
+    ):
+        check_choice("num_players", num_players, (2, 3, 4, 5, 6))
+        check_choice("blanks_per_player", blanks_per_player, (0, 1, 2))
+        check_choice("lives", lives, tuple(range(MAX_LIVES + 1)))
+        _check_levels(levels)
+        _check_level_cards(level_candidates, level_draws)
+        if not (MIN_CLUE_LETTERS <= start_letters <= tile_limit <= 16):
+            raise ValueError(
+                f"need {MIN_CLUE_LETTERS} <= start_letters <= tile_limit <= 16, "
+                f"got start_letters={start_letters}, tile_limit={tile_limit}"
+            )
+        if num_players * tile_limit > int(LETTER_COUNTS.sum()):
+            raise ValueError(f"tile_limit={tile_limit} x {num_players} players exceeds the 56 letter tiles")
+        check_choice("life_letters", life_letters, (1, 2, 3, 4))
+        self.num_players = num_players
+        self.blanks_per_player = blanks_per_player
+        self.levels = tuple(int(v) for v in levels)
+        self.lives = lives
+        self.start_letters = start_letters
+        self.tile_limit = tile_limit
+        self.life_letters = life_letters
+        self.level_candidates = tuple(level_candidates)
+        self.level_draws = tuple(level_draws)
+        self.max_candidates = max(self.level_candidates[v - 1] for v in self.levels)
+        self.max_clue_length = tile_limit + blanks_per_player
+        self.num_actions = act.num_actions(self.max_candidates)
+        self.observation_layout: Layout = observe.private_layout(self)
+        self.omniscient_layout: Layout = observe.omniscient_layout(self)
+        self._encoder = observe.Encoder(self)
+
+    def candidates_at(self, level_index: int) -> int:
+        """A on the level card at position `level_index` of the level deck."""
+        return self.level_candidates[self.levels[level_index] - 1]
+
+    def draws_at(self, level_index: int) -> int:
+        """B on the level card at position `level_index` of the level deck."""
+        return self.level_draws[self.levels[level_index] - 1]
+
+    def new_initial_state(self, rng: np.random.Generator) -> "KrzState":
+        return KrzState.deal(self, rng)
+
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KrzState":
+        return KrzState.from_json(self, data, rng)
+
+    def encode(self, state: "KrzState", player: int, omniscient: bool = False) -> np.ndarray:
+        return self._encoder.encode(state, player, omniscient)
+
+    def render_ansi(self, state: "KrzState") -> str:
+        return render.ansi(state)
+
+    def render_rgb(self, state: "KrzState") -> np.ndarray:
+        return render.rgb(state)
+
+
+def _check_levels(levels: tuple[int, ...]) -> None:
+    """The "Too easy?" rule: skip lower levels, replay higher ones, always six levels in ascending order."""
+    levels = tuple(levels)
+    ok = (
+        len(levels) == NUM_LEVELS
+        and all(isinstance(v, (int, np.integer)) and 1 <= v <= NUM_LEVELS for v in levels)
+        and list(levels) == sorted(levels)
+        and set(levels) == set(range(min(levels), NUM_LEVELS + 1))
+    )
+    if not ok:
+        raise ValueError(
+            f"levels={levels!r} is not supported; allowed: six level numbers in ascending order that "
+            "include every level from the lowest played up to 6, e.g. (1, 2, 3, 4, 5, 6) or (3, 4, 5, 5, 6, 6)"
+        )
+
+
+def _check_level_cards(candidates: tuple[int, ...], draws: tuple[int, ...]) -> None:
+    if len(candidates) != NUM_LEVELS or not all(isinstance(a, int) and 2 <= a <= 12 for a in candidates):
+        raise ValueError(f"level_candidates={candidates!r}: need six values A in 2..12, one per level card")
+    if len(draws) != NUM_LEVELS or not all(isinstance(b, int) and 0 <= b <= 8 for b in draws):
+        raise ValueError(f"level_draws={draws!r}: need six values B in 0..8, one per level card")
+    if (NUM_LEVELS + MAX_LIVES) * max(candidates) > NUM_CARDS:
+        raise ValueError(f"level_candidates={candidates!r} could use more than the {NUM_CARDS} picture cards")
+
+
+class KrzState:
+    """One position. Letters are counts per kind; the bag is a multiset, so drawing from it is a
+    fresh shuffle every time ("shuffle all the tiles there thoroughly")."""
+
+    def __init__(self, game: KrzGrtn, rng: np.random.Generator):
+        n = game.num_players
+        self.game = game
+        self.rng = rng
+        self.deck: list[int] = []  # picture cards, last = top
+        self.discard: list[int] = []  # picture cards back in the box after an attempt
+        self.bag = LETTER_COUNTS.copy()  # letters face down in the middle
+        self.supply = np.zeros((n, NUM_LETTERS), dtype=np.int64)  # letters behind each screen
+        self.blanks = [game.blanks_per_player] * n  # blanks behind each screen
+        self.clues: list[list[int]] = [[] for _ in range(n)]
+        self.clue_letters = [0] * n  # letter tiles (not blanks) in each clue
+        self.x = 0
+        self.level_index = 0  # also the number of levels passed
+        self.lives = game.lives
+        self.phase = VOTE
+        self.current = 0
+        self.target = -1  # concept id, -1 between attempts
+        self.candidates: list[int] = []  # concept ids; [target] until the decoys are revealed
+        self.target_position = -1  # index of the target among the shuffled candidates
+        self.votes = 0  # "Life!" hands raised in this vote round
+        self.clues_done = 0  # givers who finished their clue this attempt
+        self.draw_queue: list[int] = []  # seats still to draw in the current drawing round
+        self.draw_amount = 0
+        self.after_draws = ""  # "vote" or "level": what follows the drawing round
+        self.outcome = 0  # +1 won, -1 lost, 0 playing
+        self.end_reason = ""
+        self.last_attempt: dict[str, Any] | None = None
+        self._mask: np.ndarray | None = None
+
+    # --- setup -----------------------------------------------------------------------------------
+    @classmethod
+    def deal(cls, game: KrzGrtn, rng: np.random.Generator) -> "KrzState":
+        state = cls(game, rng)
+        state.deck = [int(c) for c in rng.permutation(NUM_CARDS)]
+        for seat in range(game.num_players):
+            state._draw(seat, game.start_letters)
+        state._start_attempt()
+        return state
+
+    # --- protocol --------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == OVER else self.current
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def givers(self) -> list[int]:
+        """The clue givers of this attempt, clockwise from X's left."""
+        n = self.game.num_players
+        return [(self.x + k) % n for k in range(1, n)]
+
+    def letters(self, seat: int) -> int:
+        """Letter tiles behind `seat`'s screen (not counting a clue being laid)."""
+        return int(self.supply[seat].sum())
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        seat = self.current
+        if self.phase == VOTE:
+            mask[act.VOTE_YES] = 1
+            mask[act.VOTE_NO] = not self._someone_short()
+        elif self.phase == CLUE:
+            mask[act.ADD_TILE : act.ADD_TILE + NUM_LETTERS] = self.supply[seat] > 0
+            mask[act.add_tile(BLANK)] = self.blanks[seat] > 0
+            mask[act.FINISH_CLUE] = self.clue_letters[seat] >= MIN_CLUE_LETTERS
+        elif self.phase == RETURN:
+            mask[act.RETURN_LETTER : act.GUESS] = self.supply[seat] > 0
+        elif self.phase == GUESS:
+            mask[act.GUESS : act.GUESS + len(self.candidates)] = 1
+        return mask
+
+    def apply(self, action: int) -> None:
+        action = int(action)
+        if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
+            raise IllegalActionError(f"player_{self.current_player}: action {action} is illegal here")
+        self._mask = None
+        if self.phase == VOTE:
+            self._vote(action == act.VOTE_YES)
+        elif self.phase == CLUE:
+            self._clue_step(action)
+        elif self.phase == RETURN:
+            self._return(action - act.RETURN_LETTER)
+        else:
+            self._guess(action - act.GUESS)
+
+    def scores(self) -> np.ndarray:
+        """Levels passed, shared by the whole team."""
+        return np.full(self.game.num_players, float(self.level_index))
+
+    def returns(self) -> np.ndarray:
+        return np.full(self.game.num_players, float(self.outcome))
+
+    def action_to_string(self, action: int) -> str:
+        names = [CONCEPTS[c].name for c in self.candidates] if self.phase == GUESS else None
+        return act.describe(int(action), names)
+
+    # --- the flow of a level attempt ----------------------------------------------------------------
+    def _start_attempt(self) -> None:
+        if self.lives == 0 and self._someone_short():
+            self._end(-1, "a clue giver has fewer than 2 letters and no life card is left")
+            return
+        self._cut_deck()
+        self.target = self._reveal()
+        self.candidates = [self.target]
+        self.target_position = -1
+        if self.lives > 0:
+            self._begin_vote()
+        else:
+            self._begin_clues()
+
+    def _someone_short(self) -> bool:
+        return any(self.letters(g) < MIN_CLUE_LETTERS for g in self.givers())
+
+    def _begin_vote(self) -> None:
+        self.phase, self.votes, self.current = VOTE, 0, self.givers()[0]
+
+    def _vote(self, life: bool) -> None:
+        givers = self.givers()
+        if not life:
+            self.votes = 0
+            self._begin_clues()
+            return
+        self.votes += 1
+        if self.votes < len(givers):
+            self.current = givers[self.votes]
+            return
+        self.votes = 0
+        self.lives -= 1
+        self._start_draws(givers, self.game.life_letters, "vote")
+
+    def _begin_clues(self) -> None:
+        self.phase, self.clues_done, self.current = CLUE, 0, self.givers()[0]
+
+    def _clue_step(self, action: int) -> None:
+        seat = self.current
+        if action == act.FINISH_CLUE:
+            self.clues_done += 1
+            givers = self.givers()
+            if self.clues_done < len(givers):
+                self.current = givers[self.clues_done]
+            else:
+                self._lay_out_candidates()
+            return
+        tile = action - act.ADD_TILE
+        if tile == BLANK:
+            self.blanks[seat] -= 1
+        else:
+            self.supply[seat, tile] -= 1
+            self.clue_letters[seat] += 1
+        self.clues[seat].append(tile)
+
+    def _lay_out_candidates(self) -> None:
+        """Reveal decoys up to A, shuffle, and hand the table to X."""
+        wanted = self.game.candidates_at(self.level_index)
+        while len(self.candidates) < wanted:
+            self.candidates.append(self._reveal())
+        order = self.rng.permutation(wanted)
+        self.candidates = [self.candidates[i] for i in order]
+        self.target_position = self.candidates.index(self.target)
+        self.phase, self.current = GUESS, self.x
+
+    def _guess(self, position: int) -> None:
+        passed = position == self.target_position
+        givers = self.givers()
+        level = self.game.levels[self.level_index]
+        self.last_attempt = {
+            "level": level,
+            "x": self.x,
+            "target": self.target,
+            "guess": self.candidates[position],
+            "passed": passed,
+            "clues": {g: list(self.clues[g]) for g in givers},
+        }
+        self._clear_table(givers)
+        self.x = (self.x + 1) % self.game.num_players
+        if passed:
+            self.level_index += 1
+            if self.level_index == len(self.game.levels):
+                self._end(1, "all six levels passed")
+                return
+            self._start_draws(givers, self.game.draws_at(self.level_index - 1), "level")
+        elif self.lives == 0:
+            self._end(-1, "a level failed with no life card left")
+        else:
+            self.lives -= 1
+            self._start_attempt()
+
+    def _clear_table(self, givers: list[int]) -> None:
+        """Used letters go back into the middle, blanks back behind their screens, pictures to the box."""
+        for g in givers:
+            for tile in self.clues[g]:
+                if tile == BLANK:
+                    self.blanks[g] += 1
+                else:
+                    self.bag[tile] += 1
+            self.clues[g] = []
+            self.clue_letters[g] = 0
+        self.discard.extend(c // 2 for c in self.candidates)
+        self.candidates, self.target, self.target_position = [], -1, -1
+        self.clues_done = 0
+
+    # --- drawing and the tile limit -------------------------------------------------------------
+    def _start_draws(self, seats: list[int], amount: int, then: str) -> None:
+        self.draw_queue, self.draw_amount, self.after_draws = list(seats), amount, then
+        self._continue_draws()
+
+    def _continue_draws(self) -> None:
+        """Seats draw in turn; a seat over the limit returns tiles (RETURN phase) before the next draws."""
+        while self.draw_queue:
+            seat = self.draw_queue.pop(0)
+            self._draw(seat, self.draw_amount)
+            if self.letters(seat) > self.game.tile_limit:
+                self.phase, self.current = RETURN, seat
+                return
+        then, self.after_draws, self.draw_amount = self.after_draws, "", 0
+        if then == "level":
+            self._start_attempt()
+        elif self.lives > 0:
+            self._begin_vote()
+        elif self._someone_short():
+            self._end(-1, "a clue giver has fewer than 2 letters and no life card is left")
+        else:
+            self._begin_clues()
+
+    def _return(self, letter: int) -> None:
+        self.supply[self.current, letter] -= 1
+        self.bag[letter] += 1
+        if self.letters(self.current) <= self.game.tile_limit:
+            self._continue_draws()
+
+    def _draw(self, seat: int, amount: int) -> None:
+        amount = min(amount, int(self.bag.sum()))
+        if amount:
+            drawn = self.rng.multivariate_hypergeometric(self.bag, amount)
+            self.bag -= drawn
+            self.supply[seat] += drawn
+
+    # --- pictures ----------------------------------------------------------------------------------
+    def _cut_deck(self) -> None:
+        """X looks away; the others cut cards from the top to the bottom of the deck."""
+        if len(self.deck) > 1:
+            k = int(self.rng.integers(1, len(self.deck)))
+            self.deck[:] = self.deck[-k:] + self.deck[:-k]
+
+    def _reveal(self) -> int:
+        """Turn up the top card; the side shown is chosen by the generator."""
+        card = self.deck.pop()
+        return 2 * card + int(self.rng.integers(2))
+
+    def _end(self, outcome: int, reason: str) -> None:
+        self.phase, self.outcome, self.end_reason = OVER, outcome, reason
+        self.draw_queue, self.after_draws, self.draw_amount = [], "", 0
+
+    # --- views ---------------------------------------------------------------------------------
+    def owned_letters(self, seat: int) -> int:
+        """Letters `seat` owns: behind the screen plus in an unrevealed clue (what others can count)."""
+        return self.letters(seat) + self.clue_letters[seat]
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        """What `player` knows: own tiles and clue, the target if a giver, clues and pictures once laid out."""
+        game = self.game
+        giver_sees_target = self.target >= 0 and (player is None or player != self.x)
+        revealed = self.phase == GUESS
+        view = {
+            "seat": player,
+            "role": None if player is None else ("X" if player == self.x else "giver"),
+            "num_players": game.num_players,
+            "phase": PHASES[self.phase],
+            "current_player": self.current_player,
+            "x": self.x,
+            "givers": self.givers(),
+            "level": game.levels[min(self.level_index, len(game.levels) - 1)],
+            "levels_passed": self.level_index,
+            "candidates_needed": game.candidates_at(min(self.level_index, len(game.levels) - 1)),
+            "lives": self.lives,
+            "votes": self.votes,
+            "clues_done": self.clues_done,
+            "owned_letters": [self.owned_letters(s) for s in range(game.num_players)],
+            "bag_size": int(self.bag.sum()),
+            "tile_limit": game.tile_limit,
+            "target": self.target if giver_sees_target else None,
+            "target_position": self.target_position if giver_sees_target and revealed else None,
+            "candidates": list(self.candidates) if revealed else [],
+            "clues": {g: list(self.clues[g]) for g in self.givers()} if revealed else {},
+            "last_attempt": self.last_attempt,
+            "outcome": self.outcome,
+        }
+        if player is not None:
+            view["letters"] = self.supply[player].copy()
+            view["blanks"] = self.blanks[player]
+            view["clue"] = list(self.clues[player])
+        else:
+            view["supplies"] = self.supply.copy()
+            view["all_blanks"] = list(self.blanks)
+            view["all_clues"] = [list(c) for c in self.clues]
+            view["bag"] = self.bag.copy()
+            view["deck"] = list(self.deck)
+            view["target"] = self.target if self.target >= 0 else None
+            view["target_position"] = self.target_position if revealed else None
+        return view
+
+    # --- copies and JSON ---------------------------------------------------------------------------
+    def clone(self) -> "KrzState":
+        other = KrzState.__new__(KrzState)
+        other.__dict__.update(self.__dict__)
+        other.rng = _copy_rng(self.rng)
+        other.deck, other.discard = list(self.deck), list(self.discard)
+        other.bag, other.supply = self.bag.copy(), self.supply.copy()
+        other.blanks, other.clue_letters = list(self.blanks), list(self.clue_letters)
+        other.clues = [list(c) for c in self.clues]
+        other.candidates, other.draw_queue = list(self.candidates), list(self.draw_queue)
+        other._mask = None
+        return other
+
+    def to_json(self) -> dict[str, Any]:
+        name = lambda c: CONCEPTS[c].name  # noqa: E731
+        return {
+            "num_players": self.game.num_players,
+            "phase": PHASES[self.phase],
+            "current_player": self.current,
+            "x": self.x,
+            "level_index": self.level_index,
+            "lives": self.lives,
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "bag": counts_string(self.bag),
+            "supplies": [counts_string(row) for row in self.supply],
+            "blanks": list(self.blanks),
+            "clues": [tiles_string(c) for c in self.clues],
+            "target": name(self.target) if self.target >= 0 else None,
+            "candidates": [name(c) for c in self.candidates],
+            "target_position": self.target_position,
+            "votes": self.votes,
+            "clues_done": self.clues_done,
+            "draw_queue": list(self.draw_queue),
+            "draw_amount": self.draw_amount,
+            "after_draws": self.after_draws,
+            "outcome": self.outcome,
+            "end_reason": self.end_reason,
+            "last_attempt": _last_attempt_json(self.last_attempt),
+            "rng": self.rng.bit_generator.state,
+        }
+
+    @classmethod
+    def from_json(cls, game: KrzGrtn, data: dict[str, Any], rng: np.random.Generator | None) -> "KrzState":
+        if data["num_players"] != game.num_players:
+            raise ValueError(f"state is for {data['num_players']} players, the game has {game.num_players}")
+        state = cls(game, _rng_from_json(data.get("rng"), rng))
+        check_choice("phase", data["phase"], PHASES)
+        state.phase = PHASES.index(data["phase"])
+        state.current, state.x = int(data["current_player"]), int(data["x"])
+        state.level_index, state.lives = int(data["level_index"]), int(data["lives"])
+        state.deck, state.discard = [int(c) for c in data["deck"]], [int(c) for c in data["discard"]]
+        state.bag = parse_counts(data["bag"])
+        state.supply = np.stack([parse_counts(s) for s in data["supplies"]])
+        state.blanks = [int(b) for b in data["blanks"]]
+        state.clues = [parse_tiles(c) for c in data["clues"]]
+        state.clue_letters = [sum(t != BLANK for t in c) for c in state.clues]
+        state.target = concept_id(data["target"]) if data["target"] is not None else -1
+        state.candidates = [concept_id(c) for c in data["candidates"]]
+        state.target_position = int(data["target_position"])
+        state.votes, state.clues_done = int(data["votes"]), int(data["clues_done"])
+        state.draw_queue = [int(s) for s in data["draw_queue"]]
+        state.draw_amount, state.after_draws = int(data["draw_amount"]), data["after_draws"]
+        state.outcome, state.end_reason = int(data["outcome"]), data["end_reason"]
+        state.last_attempt = _last_attempt_from_json(data["last_attempt"])
+        state.check_conservation()
+        return state
+
+    def check_conservation(self) -> None:
+        """The 56 letters, every seat's blanks and the picture cards are all accounted for."""
+        in_clues = np.zeros(NUM_LETTERS, dtype=np.int64)
+        for clue in self.clues:
+            for tile in clue:
+                if tile != BLANK:
+                    in_clues[tile] += 1
+        letters = self.bag + self.supply.sum(axis=0) + in_clues
+        if not np.array_equal(letters, LETTER_COUNTS) or (self.bag < 0).any() or (self.supply < 0).any():
+            raise ValueError(f"letters do not add up to the 56 tiles: {counts_string(letters)}")
+        for seat, clue in enumerate(self.clues):
+            if self.blanks[seat] + clue.count(BLANK) != self.game.blanks_per_player or self.blanks[seat] < 0:
+                raise ValueError(f"player_{seat} must own exactly {self.game.blanks_per_player} blanks")
+        on_table = [c // 2 for c in self.candidates]
+        if sorted(self.deck + self.discard + on_table) != list(range(NUM_CARDS)):
+            raise ValueError(f"deck, discard and table must hold each of the {NUM_CARDS} picture cards once")
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
+def _rng_from_json(saved: dict | None, fallback: np.random.Generator | None) -> np.random.Generator:
+    if saved is None:
+        return fallback if fallback is not None else np.random.default_rng()
+    bit_generator = getattr(np.random, saved["bit_generator"])()
+    bit_generator.state = saved
+    return np.random.Generator(bit_generator)
+
+
+def _last_attempt_json(last: dict[str, Any] | None) -> dict[str, Any] | None:
+    if last is None:
+        return None
+    return {
+        **last,
+        "target": CONCEPTS[last["target"]].name,
+        "guess": CONCEPTS[last["guess"]].name,
+        "clues": {str(seat): tiles_string(c) for seat, c in last["clues"].items()},
+    }
+
+
+def _last_attempt_from_json(data: dict[str, Any] | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    return {
+        **data,
+        "target": concept_id(data["target"]),
+        "guess": concept_id(data["guess"]),
+        "clues": {int(seat): parse_tiles(c) for seat, c in data["clues"].items()},
+    }
