@@ -1,0 +1,174 @@
+"""KRZ GRTN heuristics: a clue giver that spells consonant skeletons, a guesser that matches clues.
+
+Both read only the seat's `view` (own tiles, the target if a giver, laid-out pictures and revealed
+clues) and the public picture deck, never the hidden state.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from envs.krz_grtn import actions as act
+from envs.krz_grtn.pictures import CONCEPTS
+from envs.krz_grtn.tiles import BLANK, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
+
+
+def _letter_usefulness() -> np.ndarray:
+    """How often each consonant occurs in the deck's words: a spare copy of a rare one is worth least."""
+    freq = np.ones(NUM_LETTERS)
+    for concept in CONCEPTS:
+        for ch in skeleton(" ".join(concept.words)):
+            freq[LETTER_INDEX[ch]] += 1
+    return freq
+
+
+USEFULNESS = _letter_usefulness()
+
+
+@lru_cache(maxsize=None)
+def word_skeletons(concept: int) -> tuple[str, ...]:
+    """Skeletons a clue may spell for a concept: the whole name, each word of it, each keyword."""
+    c = CONCEPTS[concept]
+    words = [c.name, *c.name.split(), *c.keywords]
+    return tuple(dict.fromkeys(s for s in map(skeleton, words) if s))
+
+
+def plan_for_word(skel: str, held: np.ndarray, blanks: int, budget: int) -> tuple[list[int], float]:
+    """Spell `skel` in order from the held letters, a blank marking each run of skipped letters, up to
+    `budget` letters. Returns the tiles and a score (more letters, an initial, few gaps score higher)."""
+    held = held.copy()
+    tiles: list[int] = []
+    letters = gaps = 0
+    skipped = False
+    starts_with_initial = False
+    for i, ch in enumerate(skel):
+        if letters == budget:
+            break
+        k = LETTER_INDEX[ch]
+        if held[k] > 0:
+            if skipped and letters and blanks > 0:
+                tiles.append(BLANK)
+                blanks -= 1
+            skipped = False
+            held[k] -= 1
+            tiles.append(k)
+            letters += 1
+            starts_with_initial |= i == 0
+        else:
+            skipped = True
+            gaps += letters > 0
+    score = letters + (1.5 if starts_with_initial else 0.0) - 0.25 * gaps
+    return tiles, score
+
+
+def plan_clue(target: int, held: np.ndarray, blanks: int, budget: int, rank: int) -> list[int]:
+    """The whole clue for `target` from the tiles a giver started with (letters `held`, `blanks`)."""
+    plans = []
+    for skel in word_skeletons(target):
+        tiles, score = plan_for_word(skel, held, blanks, budget)
+        if sum(t != BLANK for t in tiles) >= 2:
+            plans.append((-score, len(skel), skel, tiles))
+    if plans:
+        plans.sort()
+        return plans[rank % min(len(plans), 2)][3]
+    # No word can be spelled: lay the target's most frequent letters we hold, then our most plentiful ones.
+    wanted = skeleton(" ".join(CONCEPTS[target].words))
+    order = sorted(range(NUM_LETTERS), key=lambda k: (LETTERS[k] not in wanted, -held[k], k))
+    tiles, held = [], held.copy()
+    for k in order:
+        while held[k] > 0 and len(tiles) < 2:
+            held[k] -= 1
+            tiles.append(k)
+    return tiles
+
+
+def clue_match(clue: list[int], concept: int) -> float:
+    """How well a clue's letters (in order) fit one concept's words: best over its skeletons."""
+    letters = "".join(LETTERS[t] for t in clue if t != BLANK)
+    if not letters:
+        return 0.0
+    best = 0.0
+    for skel in word_skeletons(concept):
+        common = _lcs(letters, skel)
+        score = common / len(letters)
+        if common == len(letters):
+            score += 1.0 + 0.2 * len(letters)
+        if skel[0] == letters[0]:
+            score += 0.5
+        best = max(best, score)
+    return best
+
+
+def _lcs(a: str, b: str) -> int:
+    prev = [0] * (len(b) + 1)
+    for ca in a:
+        cur = [0]
+        for j, cb in enumerate(b):
+            cur.append(prev[j] + 1 if ca == cb else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+class SkeletonTeammate:
+    """Plays any seat. Giver: spells the target's consonant skeleton (name or a keyword) with two letters,
+    three when the level lays out many pictures and tiles are plentiful; the second giver prefers the
+    second-best word, so clues differ. X: picks the picture that best fits all clues. Life! when the
+    givers' public letter counts run low (a rule on public facts, so all givers agree)."""
+
+    name = "skeleton"
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        phase = view["phase"]
+        if phase == "vote":
+            return self._vote(action_mask, view)
+        if phase == "clue":
+            return self._clue(action_mask, view)
+        if phase == "return":
+            return self._return(action_mask, view)
+        return self._guess(action_mask, view)
+
+    def _vote(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        if not mask[act.VOTE_NO]:
+            return act.VOTE_YES
+        owned = [view["owned_letters"][g] for g in view["givers"]]
+        low = np.mean(owned) <= 3.0 and view["lives"] >= 2
+        return act.VOTE_YES if low else act.VOTE_NO
+
+    def _clue(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        clue = view["clue"]
+        held = view["letters"].copy()
+        for tile in clue:
+            if tile != BLANK:
+                held[tile] += 1
+        blanks = view["blanks"] + clue.count(BLANK)
+        letters = int(held.sum())
+        budget = 3 if view["candidates_needed"] >= 5 and letters >= 6 else 2
+        rank = view["givers"].index(view["seat"])
+        plan = plan_clue(view["target"], held, blanks, budget, rank)
+        if plan[: len(clue)] == clue and len(plan) > len(clue) and mask[act.add_tile(plan[len(clue)])]:
+            return act.add_tile(plan[len(clue)])
+        if mask[act.FINISH_CLUE]:
+            return act.FINISH_CLUE
+        legal = np.flatnonzero(mask[act.ADD_TILE : act.add_tile(BLANK)])
+        return act.add_tile(int(legal[np.argmax(view["letters"][legal])]))
+
+    def _return(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        held = view["letters"]
+        candidates = np.flatnonzero(held)
+        worth = USEFULNESS[candidates] / held[candidates]
+        return act.return_letter(int(candidates[np.argmin(worth)]))
+
+    def _guess(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        scores = np.array([sum(clue_match(c, concept) for c in view["clues"].values()) for concept in view["candidates"]])
+        best = np.flatnonzero(scores == scores.max())
+        return act.guess(int(best[self.rng.integers(best.size)]))
+
+
+HEURISTICS = {"skeleton": SkeletonTeammate}

@@ -1,0 +1,82 @@
+"""Helpers for the KRZ GRTN tests (no tests here): scenario states from readable JSON, random play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.krz_grtn import KrzGrtn
+from envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
+
+
+def scenario(
+    game: KrzGrtn,
+    supplies: list[str],
+    *,
+    phase: str = "vote",
+    x: int = 0,
+    current: int | None = None,
+    level_index: int = 0,
+    lives: int = 5,
+    clues: list[str] | None = None,
+    target: str | None = "pedestrian light",
+    candidates: list[str] | None = None,
+    target_position: int = -1,
+    votes: int = 0,
+    clues_done: int = 0,
+    seed: int = 0,
+) -> dict:
+    """A JSON state as a table would set it up; the bag, blanks and deck are whatever is left over."""
+    n = game.num_players
+    clues = clues or [""] * n
+    used = sum((parse_counts(s) for s in supplies), np.zeros_like(LETTER_COUNTS))
+    used = used + sum((parse_counts(c.replace("_", "")) for c in clues), np.zeros_like(LETTER_COUNTS))
+    if candidates is None:
+        candidates = [target] if target is not None else []
+    table_cards = {CONCEPT_ID[c] // 2 for c in candidates}
+    givers = [(x + k) % n for k in range(1, n)]
+    if current is None:
+        current = {"vote": givers[min(votes, n - 2)], "clue": givers[min(clues_done, n - 2)]}.get(phase, x)
+    return {
+        "num_players": n,
+        "phase": phase,
+        "current_player": current,
+        "x": x,
+        "level_index": level_index,
+        "lives": lives,
+        "deck": [c for c in np.random.default_rng(seed).permutation(NUM_CARDS).tolist() if c not in table_cards],
+        "discard": [],
+        "bag": counts_string(LETTER_COUNTS - used),
+        "supplies": supplies,
+        "blanks": [game.blanks_per_player - c.count("_") for c in clues],
+        "clues": clues,
+        "target": target,
+        "candidates": candidates,
+        "target_position": target_position,
+        "votes": votes,
+        "clues_done": clues_done,
+        "draw_queue": [],
+        "draw_amount": 0,
+        "after_draws": "",
+        "outcome": 0,
+        "end_reason": "",
+        "last_attempt": None,
+    }
+
+
+def load(game: KrzGrtn, data: dict, seed: int = 0):
+    return game.state_from_json(data, np.random.default_rng(seed))
+
+
+def random_states(num_players: int, games: int, seed: int, **kwargs):
+    """Yield (state, next action) along seeded uniformly random games."""
+    game = KrzGrtn(num_players=num_players, **kwargs)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = game.new_initial_state(np.random.default_rng(seed * 10_000 + g))
+        while not state.is_terminal():
+            legal = np.flatnonzero(state.legal_action_mask())
+            action = int(legal[rng.integers(legal.size)])
+            yield state, action
+            state.apply(action)
+        yield state, None
