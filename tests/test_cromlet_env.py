@@ -1,0 +1,233 @@
+"""Cromlet as an environment: PettingZoo's contract, exact masks, determinism, hidden information, fuzz."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import envs
+from agents import make_agent
+from envs.cromlet import CromletGame
+from envs.cromlet import board as B
+from envs.cromlet.rules import NUM_ACTIONS, decode_action
+
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 5},
+    {"num_players": 6},
+    {"num_players": 4, "teams": 2},
+    {"num_players": 6, "teams": 2},
+    {"num_players": 6, "teams": 3},
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_pettingzoo_api(config):
+    api_test(envs.make("cromlet_v0", **config), num_cycles=300)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_pettingzoo_seed(config):
+    seed_test(lambda: envs.make("cromlet_v0", **config), num_cycles=300)
+
+
+def test_omniscient_mode_passes_the_api_test_too():
+    api_test(envs.make("cromlet_v0", num_players=3, observation_mode="omniscient"), num_cycles=200)
+
+
+# --- exact masks --------------------------------------------------------------------------------------
+def brute_force_legal(view: dict, action: int) -> bool:
+    """Legality read straight off the rulings, one action at a time, with plain loops."""
+    hand = view["hand"]
+    me = view["player"]
+    team = view["team_of"][me]
+    can_claim = view["team_claims"][team] < view["claim_limit"]
+
+    def is_open(circle):
+        return view["cover"][circle] < 0 and not view["closed"][B.CIRCLE_CROMLET[circle]]
+
+    def lower_all_covered(circle):
+        k = B.CIRCLE_CROMLET[circle]
+        return all(view["cover"][x] >= 0 for x in B.circles_of(k) if x < circle)
+
+    def only_open_one(circle):
+        k = B.CIRCLE_CROMLET[circle]
+        return [x for x in B.circles_of(k) if is_open(x)] == [circle]
+
+    forced = [x for x in range(B.NUM_CIRCLES) if hand[x] and is_open(x) and lower_all_covered(x)]
+    kind, arg = decode_action(action)
+    if kind == "trade":
+        dead = sum(1 for x in range(B.NUM_CIRCLES) if hand[x] and not is_open(x))
+        return not forced and dead >= arg and view["deck_size"] >= arg
+    circle = arg
+    if not is_open(circle):
+        return False
+    if kind.startswith("wild"):
+        if hand[B.WILD] == 0:
+            return False
+    elif not hand[circle] or (forced and circle not in forced):
+        return False
+    if kind.endswith("claim"):
+        return can_claim and lower_all_covered(circle)
+    return not (only_open_one(circle) and can_claim)
+
+
+def random_states(config: dict, count: int, seed: int):
+    """States reached by random play, sampled along many games."""
+    rng = np.random.default_rng(seed)
+    game = CromletGame(**config)
+    produced = 0
+    while produced < count:
+        state = game.new_initial_state(rng)
+        while not state.is_terminal() and produced < count:
+            if rng.random() < 0.3:
+                produced += 1
+                yield state
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+
+
+@pytest.mark.parametrize("config", [{"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3}], ids=str)
+def test_masks_equal_a_brute_force_legality_check(config):
+    checked = 0
+    for state in random_states(config, 700, seed=11):
+        view = state.view(state.current_player)
+        expected = np.array([brute_force_legal(view, a) for a in range(NUM_ACTIONS)], dtype=np.int8)
+        np.testing.assert_array_equal(state.legal_action_mask(), expected)
+        checked += 1
+    assert checked == 700
+
+
+# --- serialisation and determinism --------------------------------------------------------------------------
+def test_json_round_trip_along_random_games():
+    game = CromletGame(num_players=4, teams=2)
+    for state in random_states({"num_players": 4, "teams": 2}, 300, seed=5):
+        back = game.state_from_json(state.to_json())
+        assert back.to_json() == state.to_json()
+        np.testing.assert_array_equal(back.legal_action_mask(), state.legal_action_mask())
+        for p in range(4):
+            np.testing.assert_array_equal(game.encode(back, p), game.encode(state, p))
+        np.testing.assert_array_equal(game.encode(back, 0, True), game.encode(state, 0, True))
+
+
+def play_out(env_id: str, seed: int, config: dict) -> list:
+    env = envs.make(env_id, **config)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trace.append((agent, obs["observation"].tobytes(), reward, action))
+        env.step(action)
+    return trace
+
+
+def test_same_seed_same_game_bit_for_bit_and_different_seed_differs():
+    assert play_out("cromlet_v0", 7, {"num_players": 3}) == play_out("cromlet_v0", 7, {"num_players": 3})
+    assert play_out("cromlet_v0", 7, {"num_players": 3}) != play_out("cromlet_v0", 8, {"num_players": 3})
+
+
+def test_clone_is_independent():
+    state = CromletGame().new_initial_state(np.random.default_rng(0))
+    copy = state.clone()
+    copy.apply(int(np.flatnonzero(copy.legal_action_mask())[0]))
+    assert state.to_json() != copy.to_json()
+    assert state.to_json() == CromletGame().new_initial_state(np.random.default_rng(0)).to_json()
+
+
+# --- hidden information -------------------------------------------------------------------------------------
+def test_private_observation_ignores_other_hands_and_deck_order():
+    game = CromletGame(num_players=3)
+    rng = np.random.default_rng(2)
+    for state in random_states({"num_players": 3}, 60, seed=2):
+        me = state.current_player
+        other = (me + 1) % 3
+        data = state.to_json()
+        # swap an opponent's hand with an equal number of deck cards, and shuffle the deck
+        pool = data["hands"][other] + data["deck"]
+        rng.shuffle(pool)
+        size = len(data["hands"][other])
+        data["hands"][other], data["deck"] = pool[:size], pool[size:]
+        changed = game.state_from_json(data)
+        np.testing.assert_array_equal(game.encode(changed, me), game.encode(state, me))
+        mine = changed.view(me)
+        theirs = state.view(me)
+        assert mine.keys() == theirs.keys()
+        for key in mine:
+            np.testing.assert_array_equal(np.asarray(mine[key], dtype=object), np.asarray(theirs[key], dtype=object))
+        if changed.to_json()["hands"] != state.to_json()["hands"]:
+            assert not np.array_equal(game.encode(changed, me, True), game.encode(state, me, True))
+
+
+def test_view_shows_own_hand_only_and_full_view_shows_all():
+    state = CromletGame(num_players=3).new_initial_state(np.random.default_rng(1))
+    view = state.view(1)
+    assert "hand" in view and "hands" not in view and "deck" not in view
+    full = state.view(None)
+    assert full["hands"].shape == (3, 133) and len(full["deck"]) == 138 - 21
+
+
+# --- fuzz -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_fuzz_invariants_over_random_games(config):
+    game = CromletGame(**config)
+    rng = np.random.default_rng(99)
+    for _ in range(250):
+        state = game.new_initial_state(rng)
+        crowns_ever = np.zeros(B.NUM_CIRCLES, dtype=np.int64)
+        while not state.is_terminal():
+            before = state.cover.copy()
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+            crowns_ever += (before < 0) & (state.cover >= 0)
+            check_invariants(game, state)
+        assert crowns_ever.max() <= 1, "a circle is covered at most once"
+        assert state.closed.all() or not any(
+            brute_force_legal(state.view(p), a) for p in [state._current] for a in range(NUM_ACTIONS)
+        ), "the game ended while the player to move could still play"
+
+
+def check_invariants(game, state):
+    cards = state.hands.sum(axis=0) + state.discard_counts.sum(axis=0)
+    cards += np.bincount(np.asarray(state.deck, dtype=np.int64), minlength=133)
+    assert cards[: B.NUM_CIRCLES].tolist() == [1] * B.NUM_CIRCLES and cards[B.WILD] == B.NUM_WILDS, "138 cards"
+    assert (state.team_claims <= game.claim_limit).all()
+    claimed = np.flatnonzero(state.claimed_by >= 0)
+    team_points = np.zeros(game.num_teams)
+    np.add.at(team_points, game.team_of[state.claimed_by[claimed]], B.CIRCLE_VALUE[state.claim_circle[claimed]])
+    np.testing.assert_array_equal(team_points, state.team_scores)
+    for k in claimed:
+        assert all(state.cover[x] >= 0 for x in B.circles_of(k) if x < state.claim_circle[k])
+    assert (state.hand_sizes <= game.hand_size).all()
+    assert state.wild.sum() <= state.discard_counts[:, B.WILD].sum()
+
+
+# --- rendering and agents -----------------------------------------------------------------------------------------
+def test_render_modes():
+    env = envs.make("cromlet_v0", num_players=4, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert "Q " in text and "deck:" in text and "P3" in text
+    env = envs.make("cromlet_v0", num_players=4, render_mode="rgb_array")
+    env.reset(seed=1)
+    picture = env.render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 4
+
+
+@pytest.mark.parametrize("name", ["greedy", "patient", "blocker", "random"])
+def test_agents_choose_legal_actions_from_the_view(name):
+    agent = make_agent("cromlet_v0", name, seed=0)
+    for state in random_states({"num_players": 4}, 150, seed=3):
+        p = state.current_player
+        action = agent.act(None, state.legal_action_mask(), state.view(p))
+        assert state.legal_action_mask()[action]
+
+
+def test_patient_beats_random_and_greedy():
+    from train.tournament import run_tournament
+
+    result = run_tournament("cromlet_v0", ["patient", "random"], 60, seed=1)
+    assert result.records["patient"].win_rate > 0.75
+    result = run_tournament("cromlet_v0", ["patient", "greedy"], 60, seed=1)
+    assert result.records["patient"].win_rate > 0.75
