@@ -1,0 +1,388 @@
+"""Chromino's rules: the game configuration and the state it plays on.
+
+A turn is one to four agent steps: choose a tile, then lay it (`actions.ActionLayout`); when no tile
+fits, draw, then choose-and-lay the drawn tile or pass. Masks come from one placement search per turn
+stage (`Table.search`), cached until the hand or the table changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.chromino import tiles as T
+from envs.chromino.actions import NUM_ORIENTATIONS, ActionLayout
+from envs.chromino.table import Placement, Table
+from envs.core import IllegalActionError, check_choice, win_loss_returns, winners_returns
+
+VARIANTS = ("standard", "junior", "expert", "solo")
+PLAYER_COUNTS = {"standard": (2, 3, 4, 5, 6, 7, 8), "junior": (2, 3, 4, 5, 6, 7, 8), "expert": (2, 3, 4, 5, 6, 7, 8), "solo": (1,)}
+DEFAULT_GRID_SIZE = 45
+PHASES = ("choose", "drawn", "place", "over")
+CHOOSE, DRAWN, PLACE, OVER = range(4)
+_NO_MOVES = np.empty((0, 5), dtype=np.int64)
+_NO_MOVES.flags.writeable = False
+
+
+class ChrominoGame:
+    """Chromino for 2-8 players (`standard`, `junior`, `expert`) or one (`solo`)."""
+
+    name = "chromino_v0"
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        variant: str = "standard",
+        grid_size: int = DEFAULT_GRID_SIZE,
+        hand_size: int = 8,
+        out_bonus: int = 10,
+        tile_penalty: int = 10,
+    ):
+        check_choice("variant", variant, VARIANTS)
+        check_choice("num_players", num_players, PLAYER_COUNTS[variant])
+        if not isinstance(grid_size, int) or grid_size < 5:
+            raise ValueError(f"grid_size must be an int >= 5 (cells per side), got {grid_size!r}")
+        most = (T.NUM_TILES - 1) // num_players
+        if not isinstance(hand_size, int) or not 1 <= hand_size <= most:
+            raise ValueError(f"hand_size must be an int in [1, {most}] for {num_players} players, got {hand_size!r}")
+        for name, value in (("out_bonus", out_bonus), ("tile_penalty", tile_penalty)):
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+        self.num_players = num_players
+        self.variant = variant
+        self.grid_size = grid_size
+        self.hand_size = hand_size
+        self.out_bonus = out_bonus
+        self.tile_penalty = tile_penalty
+        self.min_contacts = 1 if variant == "junior" else 2
+        self.actions = ActionLayout(grid_size)
+        self.num_actions = self.actions.num_actions
+        from envs.chromino import observe
+
+        self.observation_layout = observe.private_layout(num_players, grid_size)
+        self.omniscient_layout = observe.omniscient_layout(num_players, grid_size)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "num_players": self.num_players,
+            "variant": self.variant,
+            "grid_size": self.grid_size,
+            "hand_size": self.hand_size,
+            "out_bonus": self.out_bonus,
+            "tile_penalty": self.tile_penalty,
+        }
+
+    def start_placement(self, tile: int) -> Placement:
+        """The start chameleon lies horizontally with its centre on the middle cell."""
+        middle = self.grid_size // 2
+        return Placement(tile, 0, middle, middle)
+
+    def new_initial_state(self, rng: np.random.Generator) -> "ChrominoState":
+        start = T.NUM_NORMAL + int(rng.integers(T.NUM_COLOURS))
+        bag = [int(t) for t in rng.permutation(T.NUM_TILES) if t != start]
+        hands = []
+        for _ in range(self.num_players):
+            hands.append(sorted(bag[-self.hand_size :]))
+            del bag[-self.hand_size :]
+        first = int(rng.integers(self.num_players))
+        return ChrominoState(self, hands, bag, [self.start_placement(start)], first)
+
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "ChrominoState":
+        return ChrominoState.from_json(self, data)
+
+    def encode(self, state: "ChrominoState", player: int, omniscient: bool = False) -> np.ndarray:
+        from envs.chromino import observe
+
+        return observe.encode(self, state, player, omniscient)
+
+    def render_ansi(self, state: "ChrominoState") -> str:
+        from envs.chromino import render
+
+        return render.ansi(state)
+
+    def render_rgb(self, state: "ChrominoState") -> np.ndarray:
+        from envs.chromino import render
+
+        return render.rgb(state)
+
+
+class ChrominoState:
+    """One position. Hands are sorted tile-id lists; the bag is drawn from its end."""
+
+    def __init__(self, game: ChrominoGame, hands: list[list[int]], bag: list[int], placements: list[Placement], first: int):
+        self.game = game
+        self.hands = hands
+        self.bag = bag
+        self.placements = list(placements)
+        self.table = Table(game.grid_size)
+        for p in self.placements:
+            self.table = self.table.place(p)
+        self.first_player = first
+        self.current = first
+        self.phase = CHOOSE
+        self.chosen = -1  # tile chosen for laying (PLACE)
+        self.orientation = -1  # and the way it will lie
+        self.drawn = -1  # tile drawn this turn (DRAWN)
+        self.drew = False  # a tile was drawn this turn: the turn is not idle
+        self.idle_turns = 0  # consecutive turns with neither a placement nor a draw
+        self.finished = [False] * game.num_players
+        self.points = [0] * game.num_players  # expert scoring
+        self._moves: np.ndarray | None = None
+        self._mask: np.ndarray | None = None
+
+    # --- protocol ---------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == OVER else self.current
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def legal_moves(self) -> np.ndarray:
+        """Legal placements of this turn stage: read-only rows (tile, orientation, row, col, contacts)."""
+        if self._moves is None:
+            self._moves = self._search()
+        return self._moves
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._build_mask()
+        return self._mask
+
+    def apply(self, action: int) -> None:
+        action = int(action)
+        if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
+            who = "nobody (the game is over)" if self.phase == OVER else f"player {self.current}"
+            raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {who}")
+        kind, *args = self.game.actions.decode(action)
+        if kind == "choose":
+            moves = self.legal_moves()
+            self.phase, (self.chosen, self.orientation) = PLACE, args
+            self._moves = _read_only(moves[(moves[:, 0] == self.chosen) & (moves[:, 1] == self.orientation)])
+            self._mask = None
+        elif kind == "place":
+            self._place(Placement(self.chosen, self.orientation, *args))
+        elif kind == "draw":
+            self._draw()
+        else:
+            self._end_turn(placed=False)
+
+    def scores(self) -> np.ndarray:
+        if self.game.variant == "expert":
+            return np.array(self.points, dtype=np.float64)
+        return -np.array([len(h) for h in self.hands], dtype=np.float64)
+
+    def returns(self) -> np.ndarray:
+        if self.phase != OVER:
+            return np.zeros(self.game.num_players)
+        if self.game.variant == "solo":
+            return np.array([-float(len(self.hands[0]))])
+        if self.game.variant == "expert":
+            return win_loss_returns(self.scores())
+        return winners_returns(self.winners())
+
+    def winners(self) -> list[bool]:
+        """Who went out; in a blocked game (nobody did) whoever holds the fewest tiles."""
+        if any(self.finished):
+            return list(self.finished)
+        fewest = min(len(h) for h in self.hands)
+        return [len(h) == fewest for h in self.hands]
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        mover = player is None or player == self.current_player
+        colours, tile_ids = self.table.grid()
+        sizes = [len(h) for h in self.hands]
+        view = {
+            "seat": player,
+            "num_players": self.game.num_players,
+            "variant": self.game.variant,
+            "grid_size": self.game.grid_size,
+            "min_contacts": self.game.min_contacts,
+            "current_player": self.current_player,
+            "first_player": self.first_player,
+            "phase": PHASES[self.phase],
+            "board": colours,
+            "tiles": tile_ids,
+            "hand": None if player is None else tuple(self.hands[player]),
+            "hand_sizes": sizes,
+            "public_tiles": [h[0] if len(h) == 1 else None for h in self.hands],
+            "bag_size": len(self.bag),
+            "scores": list(self.points),
+            "finished": list(self.finished),
+            "final_round": any(self.finished),
+            "drew_this_turn": self.drew,
+            "idle_turns": self.idle_turns,
+            "chosen_tile": self.chosen if mover and self.chosen >= 0 else None,
+            "chosen_orientation": self.orientation if mover and self.chosen >= 0 else None,
+            "drawn_tile": self.drawn if mover and self.drawn >= 0 else None,
+            "legal_moves": self.legal_moves() if mover and self.phase != OVER else None,
+        }
+        if player is None:
+            view["hands"] = [tuple(h) for h in self.hands]
+            view["bag"] = tuple(self.bag)
+        return view
+
+    def action_to_string(self, action: int) -> str:
+        try:
+            kind, *args = self.game.actions.decode(int(action))
+        except ValueError as err:
+            return str(err)
+        if kind == "choose":
+            tile, orientation = args
+            colours = T.ORIENTED_COLOURS[2 * tile + (orientation & 1)]
+            direction = "left to right" if orientation < 2 else "top to bottom"
+            return f"take {T.tile_name(tile)} to lay it {T.colour_words(colours)} {direction}"
+        if kind == "draw":
+            return "draw a tile from the bag"
+        if kind == "pass":
+            return "keep the drawn tile and pass" if self.drawn >= 0 else "pass"
+        row, col = args
+        if self.chosen < 0:
+            return f"lay the chosen tile centred on row {row}, col {col}"
+        p = Placement(self.chosen, self.orientation, row, col)
+        direction = "left to right" if self.orientation < 2 else "top to bottom"
+        return (
+            f"place {T.tile_name(self.chosen)} as {T.colour_words(p.colours())} {direction}, "
+            f"centred on row {row}, col {col}"
+        )
+
+    def clone(self) -> "ChrominoState":
+        new = ChrominoState.__new__(ChrominoState)
+        new.__dict__.update(self.__dict__)  # tables and caches are immutable: share them
+        new.hands = [list(h) for h in self.hands]
+        new.bag = list(self.bag)
+        new.placements = list(self.placements)
+        new.finished = list(self.finished)
+        new.points = list(self.points)
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game.config(),
+            "first_player": self.first_player,
+            "current_player": self.current,
+            "phase": PHASES[self.phase],
+            "chosen": T.tile_name(self.chosen) if self.chosen >= 0 else None,
+            "orientation": self.orientation,
+            "drawn": T.tile_name(self.drawn) if self.drawn >= 0 else None,
+            "drew": self.drew,
+            "idle_turns": self.idle_turns,
+            "hands": [[T.tile_name(t) for t in h] for h in self.hands],
+            "bag": [T.tile_name(t) for t in self.bag],
+            "placements": [[T.tile_name(p.tile), p.orientation, p.row, p.col] for p in self.placements],
+            "finished": list(self.finished),
+            "points": list(self.points),
+        }
+
+    @classmethod
+    def from_json(cls, game: ChrominoGame, data: dict[str, Any]) -> "ChrominoState":
+        """Rebuild a state; checks that the 80 tiles are all there, once each, and none overlap."""
+        if data.get("game", game.config()) != game.config():
+            raise ValueError(f"state is for {data['game']}, not for this game {game.config()}")
+        hands = [sorted(T.tile_id(n) for n in h) for h in data["hands"]]
+        bag = [T.tile_id(n) for n in data["bag"]]
+        placements = [Placement(T.tile_id(n), int(o), int(r), int(c)) for n, o, r, c in data["placements"]]
+        if len(hands) != game.num_players:
+            raise ValueError(f"{len(hands)} hands for {game.num_players} players")
+        every = sorted([t for h in hands for t in h] + bag + [p.tile for p in placements])
+        if every != list(range(T.NUM_TILES)):
+            raise ValueError("hands, bag and table must hold each of the 80 tiles exactly once")
+        state = cls(game, hands, bag, placements, int(data["first_player"]))
+        state.current = int(data["current_player"])
+        state.phase = PHASES.index(data["phase"])
+        state.chosen = T.tile_id(data["chosen"]) if data.get("chosen") else -1
+        state.orientation = int(data.get("orientation", -1))
+        state.drawn = T.tile_id(data["drawn"]) if data.get("drawn") else -1
+        state.drew = bool(data.get("drew", False))
+        state.idle_turns = int(data.get("idle_turns", 0))
+        state.finished = [bool(f) for f in data.get("finished", [False] * game.num_players)]
+        state.points = [int(p) for p in data.get("points", [0] * game.num_players)]
+        return state
+
+    # --- the turn ---------------------------------------------------------------------------------
+    def _lone_chameleon(self) -> bool:
+        hand = self.hands[self.current]
+        return len(hand) == 1 and bool(T.IS_CHAMELEON[hand[0]])
+
+    def _search(self) -> np.ndarray:
+        if self.phase == CHOOSE:
+            tiles = [] if self._lone_chameleon() else self.hands[self.current]
+        elif self.phase == DRAWN:
+            tiles = [self.drawn]
+        elif self.phase == PLACE:
+            moves = self.table.search([self.chosen], self.game.min_contacts)
+            return _read_only(moves[moves[:, 1] == self.orientation])
+        else:
+            return _NO_MOVES
+        return _read_only(self.table.search(tiles, self.game.min_contacts))
+
+    def _build_mask(self) -> np.ndarray:
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        if self.phase == OVER:
+            pass
+        elif self.phase == PLACE:
+            m = self.legal_moves()
+            a = self.game.actions
+            mask[a.place_base + m[:, 2] * a.grid_size + m[:, 3]] = 1
+        else:
+            moves = self.legal_moves()
+            if moves.size:
+                mask[NUM_ORIENTATIONS * moves[:, 0] + moves[:, 1]] = 1
+            if self.phase == DRAWN:
+                mask[self.game.actions.pass_] = 1
+            elif not moves.size:
+                mask[self.game.actions.draw if self.bag else self.game.actions.pass_] = 1
+        return _read_only(mask)
+
+    def _place(self, p: Placement) -> None:
+        if self.game.variant == "expert":
+            touched = self.table.touched_tiles(p)
+            self.points[self.current] += int(T.VALUE[p.tile] + sum(T.VALUE[t] for t in touched))
+        self.table = self.table.place(p)
+        self.placements.append(p)
+        self.hands[self.current].remove(p.tile)
+        if not self.hands[self.current]:
+            self.finished[self.current] = True
+        self._end_turn(placed=True)
+
+    def _draw(self) -> None:
+        lone_chameleon = self._lone_chameleon()
+        tile = self.bag.pop()
+        hand = self.hands[self.current]
+        hand.append(tile)
+        hand.sort()
+        self.drew = True
+        if lone_chameleon:  # the compulsory draw: the turn then goes on as a normal turn
+            self.phase = CHOOSE
+        else:
+            self.phase, self.drawn = DRAWN, tile
+        self._moves = self._mask = None
+
+    def _end_turn(self, placed: bool) -> None:
+        n = self.game.num_players
+        self.idle_turns = 0 if placed or self.drew else self.idle_turns + 1
+        following = (self.current + 1) % n
+        self.chosen = self.drawn = self.orientation = -1
+        self.drew = False
+        self._moves = self._mask = None
+        if (any(self.finished) and following == self.first_player) or self.idle_turns >= n:
+            self._finish()
+        else:
+            self.current, self.phase = following, CHOOSE
+
+    def _finish(self) -> None:
+        """The round is complete after someone went out, or a full round passed idle: score it."""
+        self.phase = OVER
+        if self.game.variant == "expert":
+            for seat, hand in enumerate(self.hands):
+                if self.finished[seat]:
+                    self.points[seat] += self.game.out_bonus
+                else:
+                    self.points[seat] -= self.game.tile_penalty * len(hand)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """Cached arrays are handed out without copying, so nobody may write to them."""
+    array.flags.writeable = False
+    return array
