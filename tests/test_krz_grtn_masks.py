@@ -139,6 +139,7 @@ def _lengthen_clue(state, seat: int, rng: np.random.Generator) -> bool:
         return False
     letter = int(held[rng.integers(held.size)])
     state.supply[seat, letter] -= 1
+    state.held[seat] -= 1
     state.clues[seat].append(letter)
     state.clue_letters[seat] += 1
     state._mask = None

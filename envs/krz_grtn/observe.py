@@ -107,18 +107,16 @@ class Encoder:
 
     def _seats(self, state: "KrzState", seat: int, block: np.ndarray) -> None:
         n = self.game.num_players
+        order = [(seat + slot) % n for slot in range(n)]
         givers = state.givers()
-        done = set(givers[: state.clues_done])
-        voted = set(givers[: state.votes])
-        for slot in range(n):
-            other = (seat + slot) % n
-            block[slot] = (
-                other == state.x,
-                other == state.current_player,
-                state.owned_letters(other) / self.game.tile_limit,
-                other in done,
-                other in voted,
-            )
+        block[:, 2] = [(state.held[p] + state.clue_letters[p]) / self.game.tile_limit for p in order]
+        block[(state.x - seat) % n, 0] = 1.0
+        if state.current_player >= 0:
+            block[(state.current_player - seat) % n, 1] = 1.0
+        for giver in givers[: state.clues_done]:
+            block[(giver - seat) % n, 3] = 1.0
+        for giver in givers[: state.votes]:
+            block[(giver - seat) % n, 4] = 1.0
 
     def _clue(self, tiles: list[int], flat: np.ndarray) -> None:
         if tiles:

@@ -140,6 +140,7 @@ class KrzState:
         self.discard: list[int] = []  # picture cards back in the box after an attempt
         self.bag = LETTER_COUNTS.copy()  # letters face down in the middle
         self.supply = np.zeros((n, NUM_LETTERS), dtype=np.int64)  # letters behind each screen
+        self.held = [0] * n  # letters behind each screen, kept in step with `supply` (fast to read)
         self.blanks = [game.blanks_per_player] * n  # blanks behind each screen
         self.clues: list[list[int]] = [[] for _ in range(n)]
         self.clue_letters = [0] * n  # letter tiles (not blanks) in each clue
@@ -186,7 +187,7 @@ class KrzState:
 
     def letters(self, seat: int) -> int:
         """Letter tiles behind `seat`'s screen (not counting a clue being laid)."""
-        return int(self.supply[seat].sum())
+        return self.held[seat]
 
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
@@ -286,6 +287,7 @@ class KrzState:
             self.blanks[seat] -= 1
         else:
             self.supply[seat, tile] -= 1
+            self.held[seat] -= 1
             self.clue_letters[seat] += 1
         self.clues[seat].append(tile)
 
@@ -364,6 +366,7 @@ class KrzState:
 
     def _return(self, letter: int) -> None:
         self.supply[self.current, letter] -= 1
+        self.held[self.current] -= 1
         self.bag[letter] += 1
         if self.letters(self.current) <= self.game.tile_limit:
             self._continue_draws()
@@ -374,6 +377,7 @@ class KrzState:
             drawn = self.rng.multivariate_hypergeometric(self.bag, amount)
             self.bag -= drawn
             self.supply[seat] += drawn
+            self.held[seat] += amount
 
     # --- pictures ----------------------------------------------------------------------------------
     def _cut_deck(self) -> None:
@@ -446,7 +450,7 @@ class KrzState:
         other.rng = _copy_rng(self.rng)
         other.deck, other.discard = list(self.deck), list(self.discard)
         other.bag, other.supply = self.bag.copy(), self.supply.copy()
-        other.blanks, other.clue_letters = list(self.blanks), list(self.clue_letters)
+        other.blanks, other.clue_letters, other.held = list(self.blanks), list(self.clue_letters), list(self.held)
         other.clues = [list(c) for c in self.clues]
         other.candidates, other.draw_queue = list(self.candidates), list(self.draw_queue)
         other._mask = None
@@ -493,6 +497,7 @@ class KrzState:
         state.deck, state.discard = [int(c) for c in data["deck"]], [int(c) for c in data["discard"]]
         state.bag = parse_counts(data["bag"])
         state.supply = np.stack([parse_counts(s) for s in data["supplies"]])
+        state.held = [int(row.sum()) for row in state.supply]
         state.blanks = [int(b) for b in data["blanks"]]
         state.clues = [parse_tiles(c) for c in data["clues"]]
         state.clue_letters = [sum(t != BLANK for t in c) for c in state.clues]
@@ -517,6 +522,8 @@ class KrzState:
         letters = self.bag + self.supply.sum(axis=0) + in_clues
         if not np.array_equal(letters, LETTER_COUNTS) or (self.bag < 0).any() or (self.supply < 0).any():
             raise ValueError(f"letters do not add up to the 56 tiles: {counts_string(letters)}")
+        if self.held != [int(row.sum()) for row in self.supply]:
+            raise ValueError(f"letter counts {self.held} out of step with the supplies")
         for seat, clue in enumerate(self.clues):
             if self.blanks[seat] + clue.count(BLANK) != self.game.blanks_per_player or self.blanks[seat] < 0:
                 raise ValueError(f"player_{seat} must own exactly {self.game.blanks_per_player} blanks")
