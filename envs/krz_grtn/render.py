@@ -35,7 +35,7 @@ def _header(state: "KrzState") -> str:
 def _status(state: "KrzState") -> str:
     if state.phase == OVER:
         return ("WON: " if state.outcome > 0 else "LOST: ") + state.end_reason
-    return f"X is player_{state.x}; {PHASES[state.phase]}: player_{state.current} to act"
+    return f"X is player_{state.x} - {PHASES[state.phase]}: player_{state.current} to act"
 
 
 def ansi(state: "KrzState") -> str:

@@ -75,6 +75,9 @@ class KrzGrtn:
         self.max_candidates = max(self.level_candidates[v - 1] for v in self.levels)
         self.max_clue_length = tile_limit + blanks_per_player
         self.num_actions = act.num_actions(self.max_candidates)
+        self.giver_orders = tuple(
+            tuple((x + k) % num_players for k in range(1, num_players)) for x in range(num_players)
+        )
         self.observation_layout: Layout = observe.private_layout(self)
         self.omniscient_layout: Layout = observe.omniscient_layout(self)
         self._encoder = observe.Encoder(self)
@@ -180,10 +183,9 @@ class KrzState:
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def givers(self) -> list[int]:
+    def givers(self) -> tuple[int, ...]:
         """The clue givers of this attempt, clockwise from X's left."""
-        n = self.game.num_players
-        return [(self.x + k) % n for k in range(1, n)]
+        return self.game.giver_orders[self.x]
 
     def letters(self, seat: int) -> int:
         """Letter tiles behind `seat`'s screen (not counting a clue being laid)."""
@@ -327,7 +329,7 @@ class KrzState:
             self.lives -= 1
             self._start_attempt()
 
-    def _clear_table(self, givers: list[int]) -> None:
+    def _clear_table(self, givers: tuple[int, ...]) -> None:
         """Used letters go back into the middle, blanks back behind their screens, pictures to the box."""
         for g in givers:
             for tile in self.clues[g]:
@@ -342,7 +344,7 @@ class KrzState:
         self.clues_done = 0
 
     # --- drawing and the tile limit -------------------------------------------------------------
-    def _start_draws(self, seats: list[int], amount: int, then: str) -> None:
+    def _start_draws(self, seats: tuple[int, ...], amount: int, then: str) -> None:
         self.draw_queue, self.draw_amount, self.after_draws = list(seats), amount, then
         self._continue_draws()
 
@@ -412,7 +414,7 @@ class KrzState:
             "phase": PHASES[self.phase],
             "current_player": self.current_player,
             "x": self.x,
-            "givers": self.givers(),
+            "givers": list(self.givers()),
             "level": game.levels[min(self.level_index, len(game.levels) - 1)],
             "levels_passed": self.level_index,
             "candidates_needed": game.candidates_at(min(self.level_index, len(game.levels) - 1)),
