@@ -231,3 +231,29 @@ def test_patient_beats_random_and_greedy():
     assert result.records["patient"].win_rate > 0.75
     result = run_tournament("cromlet_v0", ["patient", "greedy"], 60, seed=1)
     assert result.records["patient"].win_rate > 0.75
+
+
+def test_observation_segments_hold_what_the_layout_says():
+    game = CromletGame(num_players=3)
+    for state in random_states({"num_players": 3}, 40, seed=8):
+        me = state.current_player
+        obs = game.encode(state, me, omniscient=True)
+        layout = game.omniscient_layout
+        assert obs.shape == (layout.size,)
+        hand = layout.block(obs, "hand")
+        np.testing.assert_array_equal(hand[:132], state.hands[me, :132])
+        assert hand[132] == state.hands[me, 132] / 6
+        crowns = layout.block(obs, "circle_crown")
+        for rel in range(3):
+            np.testing.assert_array_equal(crowns[rel], state.cover == (me + rel) % 3)
+        claims = layout.block(obs, "circle_claim")
+        assert claims.sum() == (state.claimed_by >= 0).sum()
+        np.testing.assert_array_equal(layout.block(obs, "circle_open"), state.open_circles())
+        np.testing.assert_array_equal(layout.block(obs, "cromlet_closed"), state.closed)
+        assert layout.block(obs, "deck_size")[0] == np.float32(len(state.deck) / 138)
+        np.testing.assert_array_equal(layout.block(obs, "hand_sizes") * 7, state.hand_sizes[(me + np.arange(3)) % 3])
+        np.testing.assert_array_equal(layout.block(obs, "all_hands")[0], hand)
+        depth = layout.block(obs, "deck_order")
+        assert (depth > 0).sum() == len(state.deck)
+        if state.deck and state.deck[0] != 132:
+            assert depth[state.deck[0]] == 1.0

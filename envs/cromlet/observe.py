@@ -37,8 +37,12 @@ def omniscient_layout(n: int) -> Layout:
     )
 
 
+_CARD_SCALE = np.ones(CARD_TYPES)
+_CARD_SCALE[B.WILD] = 1 / B.NUM_WILDS  # circle cards are unique (0/1); wilds are counted out of six
+
+
 class Encoder:
-    """Fills observation vectors for one game configuration; segment views are resolved once."""
+    """Builds observation vectors for one game configuration, in layout order, in one concatenation."""
 
     def __init__(self, game, omniscient: bool):
         self.game = game
@@ -46,40 +50,38 @@ class Encoder:
         self.layout = omniscient_layout(game.num_players) if omniscient else private_layout(game.num_players)
         n = game.num_players
         self.orders = [(p + np.arange(n)) % n for p in range(n)]  # absolute seat at each relative position
-        self.ranks = [(np.arange(n) - p) % n for p in range(n)]  # relative position of each absolute seat
         self.teams = [game.team_of[order] for order in self.orders]
 
     def __call__(self, state, player: int) -> np.ndarray:
-        g, layout = self.game, self.layout
-        obs = layout.zeros()
-        block = lambda name: layout.block(obs, name)  # noqa: E731 - a view into obs
-        order, rank, team = self.orders[player], self.ranks[player], self.teams[player]
-
-        _put_cards(block("hand"), state.hands[player])
-        block("circle_open")[:] = state.open_circles()
-        covered = np.flatnonzero(state.cover >= 0)
-        block("circle_crown")[rank[state.cover[covered]], covered] = 1
-        block("circle_wild")[:] = state.wild
-        claimed = np.flatnonzero(state.claimed_by >= 0)
-        block("circle_claim")[rank[state.claimed_by[claimed]], state.claim_circle[claimed]] = 1
-        block("cromlet_closed")[:] = state.closed
-        block("scores")[:] = state.team_scores[team] / 100
-        block("claims_left")[:] = (g.claim_limit - state.team_claims[team]) / g.claim_limit
-        block("hand_sizes")[:] = state.hand_sizes[order] / g.hand_size
-        block("deck_size")[0] = len(state.deck) / B.NUM_CARDS
-        _put_cards(block("discards"), state.discard_counts[order])
+        g = self.game
+        order, team = self.orders[player], self.teams[player]
+        claim_owner = np.full(B.NUM_CIRCLES, -1)
+        claimed = state.claimed_by >= 0
+        claim_owner[state.claim_circle[claimed]] = state.claimed_by[claimed]
+        seats = order[:, None]
+        parts = [
+            state.hands[player] * _CARD_SCALE,
+            state.open_circles(),
+            (state.cover == seats).ravel(),
+            state.wild,
+            (claim_owner == seats).ravel(),
+            state.closed,
+            state.team_scores[team] / 100,
+            (g.claim_limit - state.team_claims[team]) / g.claim_limit,
+            state.hand_sizes[order] / g.hand_size,
+            [len(state.deck) / B.NUM_CARDS],
+            (state.discard_counts[order] * _CARD_SCALE).ravel(),
+        ]
         if self.omniscient:
-            _put_cards(block("all_hands"), state.hands[order])
-            deck = block("deck_order")
-            depth = 1 - np.arange(len(state.deck)) / B.NUM_CARDS
-            cards = np.asarray(state.deck, dtype=np.int64)
-            is_wild = cards == B.WILD
-            deck[cards[~is_wild]] = depth[~is_wild]
-            deck[B.NUM_CIRCLES : B.NUM_CIRCLES + int(is_wild.sum())] = depth[is_wild]
-        return obs
+            parts += [(state.hands[order] * _CARD_SCALE).ravel(), _deck_order(state.deck)]
+        return np.concatenate(parts, dtype=np.float32)
 
 
-def _put_cards(block: np.ndarray, counts: np.ndarray) -> None:
-    """Circle cards are unique (0/1); the wild column holds a count, scaled by the six wilds."""
-    block[:] = counts
-    block[..., B.WILD] /= B.NUM_WILDS
+def _deck_order(deck: list[int]) -> np.ndarray:
+    out = np.zeros(B.NUM_CARDS)
+    depth = 1 - np.arange(len(deck)) / B.NUM_CARDS
+    cards = np.asarray(deck, dtype=np.int64)
+    is_wild = cards == B.WILD
+    out[cards[~is_wild]] = depth[~is_wild]
+    out[B.NUM_CIRCLES : B.NUM_CIRCLES + int(is_wild.sum())] = depth[is_wild]
+    return out
