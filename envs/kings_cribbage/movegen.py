@@ -55,6 +55,8 @@ def _one_colour_bonus(length: int, fixed_state: int, new_state: int) -> int:
 
 
 _PERMS: dict[tuple[int, ...], np.ndarray] = {}
+_PRIME_ARRAY = np.array([1, *PRIMES[1:]], dtype=np.int64)  # empty cells (0) multiply by 1
+_ARANGE = np.arange(MAX_HAND)
 
 
 def _orderings(faces: tuple[int, ...]) -> np.ndarray:
@@ -67,7 +69,7 @@ def _orderings(faces: tuple[int, ...]) -> np.ndarray:
 
 
 class _Rack:
-    """The rack's face multisets by size, with their hand keys and colour states."""
+    """The rack's face multisets by size, as (distinct orderings, hand key, colour state)."""
 
     def __init__(self, rack: Sequence[int]):
         self.size = len(rack)
@@ -84,166 +86,183 @@ class _Rack:
                 key = 1
                 for f in faces:
                     key *= PRIMES[FACE_VALUE[f]]
-                combos.append((faces, key, _colour_state([int(FACE_COLOUR[f]) for f in faces])))
+                combos.append((_orderings(faces), key, _colour_state([int(FACE_COLOUR[f]) for f in faces])))
             self.combos[k] = combos
 
 
 class _Generator:
-    """One turn's enumeration over a board (values 0 = empty, colours) and a rack of kinds."""
+    """One turn's enumeration over a board (values 0 = empty, colours) and a rack of kinds.
+
+    Orientation 0 reads the board as it is (windows along rows); orientation 1 reads its transpose
+    (windows along columns). In both, "across" means along axis 0 of that orientation's grid."""
 
     def __init__(self, values: np.ndarray, colours: np.ndarray, rack: Sequence[int]):
         self.size = values.shape[0]
         self.cells = self.size * self.size
         self.first = not values.any()
         self.rack = _Rack(rack)
-        self.grids = {0: (values.tolist(), colours.tolist()), 1: (values.T.tolist(), colours.T.tolist())}
-        self.occupied = {0: values > 0, 1: values.T > 0}
+        self.values = {0: values.astype(np.int64), 1: values.T.astype(np.int64)}
+        self.colours = {0: colours.astype(np.int64), 1: colours.T.astype(np.int64)}
         self.window_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray] | None] = {}
-        self.cross_cache: dict[tuple[int, int, int], np.ndarray | None] = {}
         self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.across = {o: self.across_table(o) for o in (0, 1)}
 
     # --- hands across the line ------------------------------------------------------------------
-    def cross(self, orient: int, i: int, j: int) -> np.ndarray | None:
-        """Points per face of the hand made along axis 0 of `orient`'s grid through empty (i, j):
-        None if no tile touches it there, INVALID for faces that make an invalid hand."""
-        key = (orient, i, j)
-        if key in self.cross_cache:
-            return self.cross_cache[key]
-        values, colours = self.grids[orient]
-        line_key, tile_colours = 1, []
-        for step in (-1, 1):
-            r = i + step
-            while 0 <= r < self.size and values[r][j]:
-                line_key *= PRIMES[values[r][j]]
-                tile_colours.append(colours[r][j])
-                r += step
-        table = None
-        if tile_colours:
-            length = len(tile_colours) + 1
-            state = _colour_state(tile_colours)
-            table = np.full(NUM_FACES, INVALID, dtype=np.int64)
-            if length <= MAX_HAND:
-                for f in self.rack.faces:
-                    points = HAND_POINTS[line_key * PRIMES[FACE_VALUE[f]]]
-                    if points != INVALID:
-                        table[f] = points + _one_colour_bonus(length, state, int(FACE_COLOUR[f]))
-        self.cross_cache[key] = table
-        return table
-
-    # --- moves of 2+ tiles ----------------------------------------------------------------------
-    def candidate_windows(self, orient: int) -> list[tuple[int, int, int]]:
-        """(line, start, length) of windows whose move would be contiguous, touching and fit the rack."""
-        occ = self.occupied[orient].astype(np.int64)
+    def across_table(self, orient: int) -> np.ndarray:
+        """(n, n, faces) points of the hand a face makes across each empty cell: 0 where no tile touches
+        the cell across, INVALID where that face would make the hand invalid (or longer than 5)."""
         n = self.size
-        padded = np.zeros((n, n + 2), dtype=np.int64)
-        padded[:, 1:-1] = occ
+        table = np.zeros((n, n, NUM_FACES), dtype=np.int64)
+        values, colours = self.values[orient].tolist(), self.colours[orient].tolist()
+        occ = self.values[orient] > 0
         touching = np.zeros_like(occ)
         touching[1:] |= occ[:-1]
         touching[:-1] |= occ[1:]
-        touching &= 1 - occ
-        occ_sum = np.zeros((n, n + 1), dtype=np.int64)
-        occ_sum[:, 1:] = occ.cumsum(1)
-        touch_sum = np.zeros((n, n + 1), dtype=np.int64)
-        touch_sum[:, 1:] = touching.cumsum(1)
-        most = min(MAX_HAND, self.rack.size)
-        found = []
-        for length in range(2, MAX_HAND + 1):
-            if length > n:
-                break
-            starts = np.arange(n - length + 1)
-            tiles = occ_sum[:, starts + length] - occ_sum[:, starts]
-            touches = touch_sum[:, starts + length] - touch_sum[:, starts]
-            empties = length - tiles
-            ok = (empties >= 2) & (empties <= most)
-            ok &= (padded[:, starts] == 0) & (padded[:, starts + length + 1] == 0)
-            if not self.first:
-                ok &= (tiles > 0) | (touches > 0)
-            lines, idx = np.nonzero(ok)
-            found += [(int(r), int(starts[a]), length) for r, a in zip(lines, idx)]
-        return found
+        touching &= ~occ
+        for i, j in zip(*np.nonzero(touching)):
+            i, j = int(i), int(j)
+            line_key, tile_colours = 1, []
+            for step in (-1, 1):
+                r = i + step
+                while 0 <= r < n and values[r][j]:
+                    line_key *= PRIMES[values[r][j]]
+                    tile_colours.append(colours[r][j])
+                    r += step
+            row = table[i, j]
+            row[:] = INVALID
+            length = len(tile_colours) + 1
+            if length > MAX_HAND:
+                continue
+            state = _colour_state(tile_colours)
+            for f in self.rack.faces:
+                points = HAND_POINTS[line_key * PRIMES[FACE_VALUE[f]]]
+                if points != INVALID:
+                    row[f] = points + _one_colour_bonus(length, state, int(FACE_COLOUR[f]))
+        return table
 
+    # --- moves of 2+ tiles ----------------------------------------------------------------------
     def window_faces(self, fixed_key: int, fixed_state: int, length: int, k: int):
         """Orderings of rack faces that make a valid hand with the window's board tiles, and its points."""
         key = (fixed_key, fixed_state, k)
-        if key not in self.window_cache:
-            blocks, points = [], []
-            for faces, combo_key, state in self.rack.combos.get(k, ()):
-                hand = HAND_POINTS[fixed_key * combo_key]
-                if hand == INVALID:
-                    continue
-                perms = _orderings(faces)
-                blocks.append(perms)
-                points.append(np.full(len(perms), hand + _one_colour_bonus(length, fixed_state, state)))
-            self.window_cache[key] = (np.concatenate(blocks), np.concatenate(points)) if blocks else None
-        return self.window_cache[key]
+        if key in self.window_cache:
+            return self.window_cache[key]
+        chosen, points = [], []
+        for perms, combo_key, state in self.rack.combos.get(k, ()):
+            hand = HAND_POINTS[fixed_key * combo_key]
+            if hand != INVALID:
+                chosen.append(perms)
+                points.append(hand + _one_colour_bonus(length, fixed_state, state))
+        result = None
+        if chosen:
+            sizes = [len(p) for p in chosen]
+            perms = chosen[0] if len(chosen) == 1 else np.concatenate(chosen)
+            result = (perms, np.repeat(np.array(points, dtype=np.int64), sizes))
+        self.window_cache[key] = result
+        return result
 
-    def add_window(self, orient: int, line: int, start: int, length: int) -> None:
-        values, colours = self.grids[orient]
-        row_values, row_colours = values[line], colours[line]
-        fixed_key, fixed_colours, empty = 1, [], []
-        for j in range(start, start + length):
-            if row_values[j]:
-                fixed_key *= PRIMES[row_values[j]]
-                fixed_colours.append(row_colours[j])
-            else:
-                empty.append(j)
-        k = len(empty)
-        found = self.window_faces(fixed_key, _colour_state(fixed_colours), length, k)
-        if found is None:
+    def windows(self, orient: int) -> tuple[np.ndarray, ...]:
+        """Candidate windows as flat arrays (lines, starts, lengths, codes): a code packs the board tiles'
+        hand key, their colour state and the number of empty cells, which together fix the window's faces."""
+        n = self.size
+        values, colours = self.values[orient], self.colours[orient]
+        occ = values > 0
+        primes = _PRIME_ARRAY[values]
+        light = (occ & (colours == 0)).astype(np.int64)
+        touching = np.zeros_like(occ)
+        touching[1:] |= occ[:-1]
+        touching[:-1] |= occ[1:]
+        touching &= ~occ
+        padded = np.zeros((n, n + 2), dtype=bool)
+        padded[:, 1:-1] = occ
+        most = min(MAX_HAND, self.rack.size)
+        found = []
+        for length in range(2, min(MAX_HAND, n) + 1):
+            width = n - length + 1
+            key = primes[:, :width].copy()
+            tiles = occ[:, :width].astype(np.int64)
+            lights = light[:, :width].copy()
+            touches = touching[:, :width].copy()
+            for d in range(1, length):
+                key *= primes[:, d : d + width]
+                tiles += occ[:, d : d + width]
+                lights += light[:, d : d + width]
+                touches |= touching[:, d : d + width]
+            empties = length - tiles
+            ok = (empties >= 2) & (empties <= most) & ~padded[:, :width] & ~padded[:, length + 1 : length + 1 + width]
+            if not self.first:
+                ok &= (tiles > 0) | touches
+            lines, starts = np.nonzero(ok)
+            if not len(lines):
+                continue
+            t, li = tiles[lines, starts], lights[lines, starts]
+            state = np.where(t == 0, NO_TILES, np.where(li == t, 0, np.where(li == 0, 1, MIXED)))
+            code = (key[lines, starts] * 4 + state + 1) * 8 + empties[lines, starts]
+            found.append((lines, starts, np.full(len(lines), length), code))
+        if not found:
+            return ()
+        return tuple(np.concatenate(parts) for parts in zip(*found))
+
+    def add_windows(self, orient: int) -> None:
+        found = self.windows(orient)
+        if not found:
             return
-        perms, points = found
-        crosses = [self.cross(orient, line, j) for j in empty]
-        if any(c is not None for c in crosses):
-            table = np.zeros((k, NUM_FACES), dtype=np.int64)
-            for pos, c in enumerate(crosses):
-                if c is not None:
-                    table[pos] = c
-            gains = table[np.arange(k), perms]
-            ok = (gains >= 0).all(1)
-            if not ok.any():
-                return
-            perms, points = perms[ok], points[ok] + gains[ok].sum(1)
-        cells = np.array([line * self.size + j if orient == 0 else j * self.size + line for j in empty])
-        bonus = (FIRST_MOVE_BONUS if self.first else 0) + (FULL_RACK_BONUS if k == RACK_SIZE else 0)
-        self.blocks.append((perms * self.cells + cells, points + bonus))
+        lines_all, starts_all, lengths_all, codes = found
+        occ = self.values[orient] > 0
+        across = self.across[orient]
+        bonus_base = FIRST_MOVE_BONUS if self.first else 0
+        unique, inverse = np.unique(codes, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(unique) + 1))
+        for u, code in enumerate(unique.tolist()):
+            rest, k = divmod(code, 8)
+            fixed_key, state = divmod(rest, 4)
+            members = order[bounds[u] : bounds[u + 1]]
+            length = int(lengths_all[members[0]])
+            found_faces = self.window_faces(fixed_key, state - 1, length, k)
+            if found_faces is None:
+                continue
+            perms, points = found_faces
+            lines, starts = lines_all[members], starts_all[members]
+            span = starts[:, None] + _ARANGE[:length]
+            empty = ~occ[lines[:, None], span]
+            pos = span[empty].reshape(len(lines), k)  # the empty cells of each window, in order
+            tables = across[lines[:, None], pos]  # (windows, k, faces)
+            gains = tables[:, _ARANGE[None, :k], perms]  # (windows, orderings, k)
+            ok = (gains >= 0).all(2)
+            w, m = np.nonzero(ok)
+            if not len(w):
+                continue
+            cell = lines[w, None] * self.size + pos[w] if orient == 0 else pos[w] * self.size + lines[w, None]
+            bonus = bonus_base + (FULL_RACK_BONUS if k == RACK_SIZE else 0)
+            self.blocks.append((perms[m] * self.cells + cell, points[m] + gains[w, m].sum(1) + bonus))
 
     # --- one-tile moves -------------------------------------------------------------------------
     def add_single_tiles(self) -> None:
-        occ = self.occupied[0]
+        occ = self.values[0] > 0
         near = np.zeros_like(occ)
         near[1:] |= occ[:-1]
         near[:-1] |= occ[1:]
         near[:, 1:] |= occ[:, :-1]
         near[:, :-1] |= occ[:, 1:]
         near &= ~occ
+        rows, cols = np.nonzero(near)
         faces = np.array(self.rack.faces, dtype=np.int64)
-        actions, points = [], []
-        for r, c in zip(*np.nonzero(near)):
-            r, c = int(r), int(c)
-            vertical = self.cross(0, r, c)  # the column through (r, c)
-            horizontal = self.cross(1, c, r)  # the row through (r, c)
-            total = np.zeros(len(faces), dtype=np.int64)
-            ok = np.ones(len(faces), dtype=bool)
-            for table in (vertical, horizontal):
-                if table is not None:
-                    gains = table[faces]
-                    ok &= gains >= 0
-                    total += gains
-            if ok.any():
-                actions.append(faces[ok] * self.cells + (r * self.size + c))
-                points.append(total[ok])
-        if actions:
-            self.blocks.append((np.concatenate(actions)[:, None], np.concatenate(points)))
+        vertical = self.across[0][rows, cols][:, faces]  # the column through each cell
+        horizontal = self.across[1][cols, rows][:, faces]  # the row through each cell
+        ok = (vertical >= 0) & (horizontal >= 0)
+        c, f = np.nonzero(ok)
+        if len(c):
+            actions = faces[f] * self.cells + rows[c] * self.size + cols[c]
+            self.blocks.append((actions[:, None], vertical[c, f] + horizontal[c, f]))
 
     def run(self) -> MoveSet:
-        for orient in (0, 1):
-            for line, start, length in self.candidate_windows(orient):
-                self.add_window(orient, line, start, length)
-        if not self.first and self.rack.size:
-            self.add_single_tiles()
+        if self.rack.size:
+            for orient in (0, 1):
+                self.add_windows(orient)
+            if not self.first:
+                self.add_single_tiles()
         if not self.blocks:
-            empty = np.zeros((0, MAX_HAND), dtype=np.int64)
-            return MoveSet(empty, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+            return EMPTY_MOVES
         total = sum(len(p) for _, p in self.blocks)
         actions = np.full((total, MAX_HAND), -1, dtype=np.int64)
         lengths = np.empty(total, dtype=np.int64)
@@ -256,6 +275,9 @@ class _Generator:
             points[at : at + n] = pts
             at += n
         return MoveSet(actions, lengths, points)
+
+
+EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
 def generate_moves(values: np.ndarray, colours: np.ndarray, rack: Sequence[int]) -> MoveSet:

@@ -60,7 +60,7 @@ class KingsCribbageGame:
         check_choice("num_players", num_players, PLAYER_COUNTS)
         if variant == "solitaire" and num_players != 2:
             raise ValueError(f"variant='solitaire' is dark against light: num_players must be 2, got {num_players}")
-        if board_size not in BOARD_SIZES or isinstance(board_size, bool):
+        if not isinstance(board_size, int) or isinstance(board_size, bool) or board_size not in BOARD_SIZES:
             raise ValueError(f"board_size={board_size!r} is not supported; allowed: integers 5 to 26")
         if not isinstance(stall_rounds, int) or stall_rounds < 1:
             raise ValueError(f"stall_rounds must be a positive int, got {stall_rounds!r}")
@@ -243,7 +243,7 @@ class KingsCribbageState:
             self.score[seat] -= self.deductions[seat]
         self.terminal = True
         self.pending, self.marked = [], []
-        self.moves = generate_moves(self.values, self.colours, [])
+        self.moves = movegen.EMPTY_MOVES
         self.alive = np.zeros(0, dtype=np.int64)
         self._mask = None
 
@@ -398,7 +398,7 @@ class KingsCribbageState:
         state.passes = int(data.get("passes", 0))
         if data.get("terminal", False):
             state.terminal = True
-            state.moves = generate_moves(state.values, state.colours, [])
+            state.moves = movegen.EMPTY_MOVES
             return state
         state.begin_turn()
         g = game
