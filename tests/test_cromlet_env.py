@@ -242,7 +242,7 @@ def test_observation_segments_hold_what_the_layout_says():
         assert obs.shape == (layout.size,)
         hand = layout.block(obs, "hand")
         np.testing.assert_array_equal(hand[:132], state.hands[me, :132])
-        assert hand[132] == state.hands[me, 132] / 6
+        assert hand[132] == np.float32(state.hands[me, 132] / 6)
         crowns = layout.block(obs, "circle_crown")
         for rel in range(3):
             np.testing.assert_array_equal(crowns[rel], state.cover == (me + rel) % 3)
