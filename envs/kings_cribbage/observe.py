@@ -26,7 +26,7 @@ def private_layout(game) -> Layout:
         ("rack_sizes", n, "tiles on each seat's rack / 5"),
         ("bag_sizes", n, "tiles left in the bag each seat draws from / 104"),
         ("to_move", n, "1 for the seat to move"),
-        ("phase", len(PHASES), "one-hot: first move of the game, placing, exchanging (no move exists)"),
+        ("phase", len(PHASES), "mover only (zeros for the others): first move of the game, placing, exchanging (no move)"),
         ("passes", 1, "consecutive turns without a move / (3 * players)"),
     )
 
@@ -78,6 +78,7 @@ def encode(game, state, player: int, omniscient: bool) -> np.ndarray:
     layout.block(obs, "bag_sizes")[:] = bags[order] / NUM_TILES
     if mover >= 0:
         layout.block(obs, "to_move")[(mover - player) % n] = 1
+    if mover >= 0 and (player == mover or omniscient):
         can_move = len(state.moves) > 0
         phase = 0 if can_move and not len(occupied) else (1 if can_move else 2)
         layout.block(obs, "phase")[phase] = 1

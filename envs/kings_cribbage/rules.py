@@ -315,7 +315,8 @@ class KingsCribbageState:
         """Public table plus `player`'s rack; `None` adds every rack and the bags in draw order.
 
         `values` / `colours` hold committed tiles only; `pending` lists the place actions of the move
-        being built (its tiles are still counted in the mover's `rack`)."""
+        being built (its tiles are still counted in the mover's `rack`). `can_move` (whether any legal move
+        exists this turn) is given to the mover only."""
         g = self.game
         v: dict[str, Any] = {
             "player": player,
@@ -332,8 +333,9 @@ class KingsCribbageState:
             "bag_sizes": [len(self.bags[g.bag_of[s]]) for s in range(g.num_players)],
             "passes": self.passes,
             "first_move": not self.values.any(),
-            "can_move": bool(self.moves is not None and len(self.moves)) and not self.terminal,
         }
+        if player is None or player == self.current_player:
+            v["can_move"] = bool(len(self.moves)) and not self.terminal
         if player is not None:
             v["rack"] = list(self.racks[player])
             v["marked"] = list(self.marked) if player == self.current else []

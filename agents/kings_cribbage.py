@@ -1,0 +1,120 @@
+"""Kings Cribbage heuristics. Each reads only the seat's view (board, own rack, move being built) and the mask.
+
+A heuristic plans a whole move at the first sub-step of its turn (from the same move generator the
+environment uses, fed with the view) and then plays that plan one placement at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.kings_cribbage.movegen import generate_moves
+from envs.kings_cribbage.tiles import FACE_KIND, NUM_FACES, NUM_KINDS, NUM_RANKS, kind_rank
+
+
+def _layout(view: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(cells, commit action, first exchange-choice action, exchange action) for the view's board."""
+    cells = view["board_size"] ** 2
+    commit = NUM_FACES * cells
+    return cells, commit, commit + 1, commit + 1 + NUM_KINDS
+
+
+class _Planner:
+    """Shared machinery: choose a move (by `value`) or an exchange (by `keep`), then play it out."""
+
+    name = "planner"
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+        self._plan: tuple[tuple, list[int]] | None = None
+
+    # what subclasses decide
+    def value(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+    def keep(self, kind: int) -> bool:
+        """Keep this tile when exchanging (no move exists)."""
+        return False
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        cells, commit, mark_base, exchange = _layout(view)
+        if not view.get("can_move", True):
+            return self._exchange_step(action_mask, view, mark_base, exchange)
+        plan = self._current_plan(view, cells)
+        depth = len(view["pending"])
+        action = commit if depth == len(plan) else plan[depth]
+        if not action_mask[action]:  # cannot happen with an honest view; stay legal regardless
+            legal = np.flatnonzero(action_mask)
+            return int(legal[self.rng.integers(len(legal))])
+        return int(action)
+
+    def _current_plan(self, view: dict[str, Any], cells: int) -> list[int]:
+        key = (view["values"].tobytes(), tuple(view["rack"]))
+        pending = list(view["pending"])
+        if self._plan is not None and self._plan[0] == key and self._plan[1][: len(pending)] == pending:
+            return self._plan[1]
+        moves = generate_moves(view["values"], view["colours"], view["rack"])
+        actions, lengths, points = moves.actions, moves.lengths, moves.points
+        if pending:
+            ok = (actions[:, : len(pending)] == pending).all(1)
+            actions, lengths, points = actions[ok], lengths[ok], points[ok]
+        scores = self.value(points, actions, lengths, view)
+        best = np.flatnonzero(scores == scores.max())
+        choice = int(best[self.rng.integers(len(best))])
+        plan = [int(a) for a in actions[choice, : lengths[choice]]]
+        self._plan = (key, plan)
+        return plan
+
+    def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:
+        wanted = sorted(k for k in view["rack"] if not self.keep(k))
+        for kind in view["marked"]:
+            if kind in wanted:
+                wanted.remove(kind)
+        for kind in wanted:
+            if mask[mark_base + kind]:
+                return mark_base + kind
+        return exchange
+
+
+class GreedyAgent(_Planner):
+    """The highest-scoring move every turn; with no move, exchange the whole rack."""
+
+    name = "greedy"
+
+    def value(self, points, actions, lengths, view):
+        return points.astype(np.float64)
+
+
+class LeaveAgent(_Planner):
+    """Score plus what the tiles left on the rack are worth, minus an end-game penalty for stranded tiles.
+
+    Fives and ten-count tiles make fifteens with almost anything, so they are worth keeping; a move that
+    leaves duplicates on the rack loses a little. With no move, keep fives and tens and exchange the rest."""
+
+    name = "leave"
+    FIVE, TEN, DUPLICATE = 3.0, 1.0, -1.0
+
+    def keep(self, kind: int) -> bool:
+        return kind_rank(kind) == 5 or kind_rank(kind) >= 10
+
+    def value(self, points, actions, lengths, view):
+        rack = np.bincount(np.asarray(view["rack"], dtype=np.int64), minlength=NUM_KINDS)
+        cells = view["board_size"] ** 2
+        faces = np.where(actions >= 0, actions // cells, 0)
+        used = np.zeros((len(actions), NUM_KINDS), dtype=np.int64)
+        rows = np.repeat(np.arange(len(actions)), actions.shape[1])
+        np.add.at(used, (rows, FACE_KIND[faces].reshape(-1)), (actions >= 0).reshape(-1))
+        left = rack[None, :] - used
+        by_rank = left[:, :NUM_RANKS] + left[:, NUM_RANKS:]
+        worth = self.FIVE * by_rank[:, 4] + self.TEN * by_rank[:, 9:].sum(1)
+        worth += self.DUPLICATE * np.clip(by_rank - 1, 0, None).sum(1)
+        if view["bag_sizes"][view["player"]] == 0:  # end game: tiles left on the rack cost their face value
+            face_values = np.minimum(np.arange(1, NUM_RANKS + 1), 10)
+            worth = -(by_rank * face_values).sum(1).astype(np.float64)
+        return points + worth
+
+
+HEURISTICS = {"greedy": GreedyAgent, "leave": LeaveAgent}
