@@ -1,4 +1,4 @@
-"""The `tabletop` command: tournaments, benchmarks (training, evaluation and export join here)."""
+"""The `tabletop` command: training, evaluation, tournaments, benchmarks."""
 
 from __future__ import annotations
 
@@ -29,6 +29,31 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.trainer import summary, train
+
+    config = load_config(args.config)
+    result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+    print(summary(result, config))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from train.ratings import round_robin
+
+    result = round_robin(
+        args.env_id, args.agents, args.games, seed=args.seed, env_kwargs=args.env_kwargs, progress=not args.quiet
+    )
+    print(result.table())
+    if args.out:
+        for path in result.write(Path(args.out)):
+            print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop", description="tabletop-rl: four tabletop games for multi-agent RL")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,6 +67,24 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--json", help="also write the results to this JSON file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_tournament)
+
+    tr = sub.add_parser("train", help="self-play MaskablePPO against heuristics, random and snapshots (YAML config)")
+    tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml")
+    tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
+    tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
+    tr.add_argument("--resume", help="continue from a checkpoint folder or a run folder's newest checkpoint")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.set_defaults(func=_train)
+
+    e = sub.add_parser("eval", help="round robin among agents: win-rate matrix and OpenSkill ratings")
+    e.add_argument("env_id", choices=envs.ENV_IDS)
+    e.add_argument("agents", nargs="+", help="two or more agent specs: random, a heuristic name, ppo:PATH, onnx:DIR")
+    e.add_argument("--games", type=int, default=200, help="games per pair of agents")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--env-kwargs", type=json.loads, default={})
+    e.add_argument("--out", help="write round_robin.json, win_rates.csv, ratings.csv and win_rates.png here")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.set_defaults(func=_eval)
 
     b = sub.add_parser("bench", help="random-play throughput against a PettingZoo classic env in the same run")
     b.add_argument("env_id", choices=envs.ENV_IDS)
@@ -58,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as err:  # bad agent names, game options: say what is wrong, no traceback
+    except ValueError as err:  # bad agent names, game options, configs: say what is wrong, no traceback
         print(f"tabletop {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -1,0 +1,79 @@
+"""What happens around the PPO updates: snapshots into the pool, evaluations, checkpoints, the progress bar.
+
+Each runs when the learner's step count crosses a multiple of its interval, so the schedule is the
+same after a resume.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from tqdm import tqdm
+
+
+def next_multiple(step: int, every: int) -> int:
+    return (step // every + 1) * every
+
+
+class SelfPlayCallback(BaseCallback):
+    def __init__(self, run, progress: bool = True):
+        super().__init__()
+        self.run = run  # train.trainer.Run: config, pool record, evaluation and checkpoint writing
+        self.progress = progress
+        self.bar = None
+        self.outcomes: deque[tuple[str, float]] = deque(maxlen=1000)
+        self.eval_seconds = 0.0
+
+    def _on_training_start(self) -> None:
+        step, cfg = self.num_timesteps, self.run.config
+        self.next_snapshot = next_multiple(step, cfg.opponents.snapshot_every)
+        self.next_eval = next_multiple(step, cfg.evaluation.every)
+        self.next_checkpoint = next_multiple(step, cfg.checkpoint.every)
+        if self.progress:
+            self.bar = tqdm(total=self.run.total_steps, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "outcome" in info:
+                self.outcomes.append((_category(info.get("opponents", ["team"])), info["outcome"]))
+        step = self.num_timesteps
+        if self.bar is not None:
+            self.bar.update(step - self.bar.n)
+        if step >= self.next_snapshot:
+            self.run.add_snapshot(self.model, f"step_{step:09d}")
+            self.next_snapshot = next_multiple(step, self.run.config.opponents.snapshot_every)
+        if self.next_eval <= step < self.run.total_steps:  # the final evaluation covers the last step
+            start = time.perf_counter()
+            rows = self.run.evaluate(self.model, step, self.run.config.evaluation.games)
+            for r in rows:
+                self.logger.record(f"eval/win_rate_vs_{r.opponent}", r.win_rate)
+            if self.bar is not None:
+                self.bar.set_postfix({r.opponent: f"{r.win_rate:.2f}" for r in rows})
+            self.eval_seconds += time.perf_counter() - start
+            self.next_eval = next_multiple(step, self.run.config.evaluation.every)
+        if step >= self.next_checkpoint:
+            self.run.save_checkpoint(self.model)
+            self.next_checkpoint = next_multiple(step, self.run.config.checkpoint.every)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        """Training-time results by opponent kind over the last 1000 games (a cheap, noisy curve)."""
+        by_kind: dict[str, list[float]] = {}
+        for kind, outcome in self.outcomes:
+            by_kind.setdefault(kind, []).append(outcome)
+        for kind, outcomes in by_kind.items():
+            self.logger.record(f"selfplay/win_rate_vs_{kind}", float(np.mean(np.array(outcomes) > 0)))
+        self.logger.record("selfplay/snapshots", len(self.run.snapshots))
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _category(opponents: list[str]) -> str:
+    """`self:step_000020000` -> `self`; several kinds at one table -> `mixed`."""
+    kinds = {name.split(":", 1)[0] for name in opponents}
+    return kinds.pop() if len(kinds) == 1 else "mixed"

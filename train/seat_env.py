@@ -1,0 +1,111 @@
+"""A single-agent gymnasium view of any tabletop AEC env, for MaskablePPO.
+
+`learner_seats="one"` (competitive): the learner takes one seat, rotating every episode, and the other
+seats are drawn from an `OpponentPool`; opponents act inside `step` until the learner is to move again
+(a seat may act several times in a row on sub-step turns). The reward is the env's reward for the
+learner's seat, summed over everything that happened since its last move.
+
+`learner_seats="all"` (cooperative): one shared policy plays whichever seat is to move; the reward is
+that seat's (the team's shared) reward.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+import envs
+from train.opponents import OpponentPool
+
+
+class SeatEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, env_id: str, env_kwargs: dict, pool: OpponentPool | None, learner_seats: str = "one", seed: int = 0):
+        if learner_seats not in ("one", "all"):
+            raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
+        if learner_seats == "one" and pool is None:
+            raise ValueError("learner_seats='one' needs an opponent pool for the other seats")
+        self.aec = envs.make_raw(env_id, **env_kwargs)
+        self.agents = self.aec.possible_agents
+        box = self.aec.observation_space(self.agents[0])["observation"]
+        self.observation_space = spaces.Box(-np.inf, np.inf, box.shape, np.float32)
+        self.action_space = self.aec.action_space(self.agents[0])
+        self.pool = pool
+        self.learner_seats = learner_seats
+        self._rng = np.random.default_rng(seed)
+        self._episode = 0
+        self._seat = 0
+        self._opponents: dict[int, tuple[str, object]] = {}
+
+    # --- gymnasium API ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:  # a game the opponents finish before the learner moves is of no use to it
+            self.aec.reset(seed=int(self._rng.integers(2**31)))
+            self._seat = self._episode % len(self.agents)
+            self._episode += 1
+            if self.learner_seats == "one":
+                self._opponents = {s: self.pool.sample(self._rng) for s in range(len(self.agents)) if s != self._seat}
+            _, done = self._play_opponents()
+            if not done:
+                return self._observation(), {"learner_seat": self._seat}
+
+    def step(self, action):
+        agent = self.aec.agent_selection
+        self.aec.step(int(action))  # an illegal action raises: masks must have reached the policy
+        reward = self.aec.rewards[agent]
+        done = self._over()
+        if not done:
+            more, done = self._play_opponents()
+            reward += more
+        info = self._final_info() if done else {}
+        obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
+        return obs, float(reward), done, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal-action mask of the seat the learner plays now (what MaskablePPO asks for)."""
+        return self.aec.game_state.legal_action_mask().astype(bool)
+
+    # --- internals -------------------------------------------------------------------------------
+    def _over(self) -> bool:
+        return self.aec.game_state.is_terminal()
+
+    def _learner_to_move(self) -> bool:
+        return self.learner_seats == "all" or self.aec.game_state.current_player == self._seat
+
+    def _play_opponents(self) -> tuple[float, bool]:
+        """Let opponents move until the learner is to move or the game ends; the learner's reward meanwhile."""
+        reward = 0.0
+        learner = self.agents[self._seat]
+        while not self._over() and not self._learner_to_move():
+            seat = self.aec.game_state.current_player
+            agent = self.agents[seat]
+            _, opponent = self._opponents[seat]
+            if getattr(opponent, "needs_observation", True):
+                obs = self.aec.observe(agent)
+                observation, mask = obs["observation"], obs["action_mask"]
+            else:
+                observation, mask = None, self.aec.game_state.legal_action_mask()
+            self.aec.step(opponent.act(observation, mask, self.aec.view(agent)))
+            reward += self.aec.rewards[learner]
+        return reward, self._over()
+
+    def _observation(self) -> np.ndarray:
+        return self.aec.observe(self.agents[self.aec.game_state.current_player])["observation"]
+
+    def _final_info(self) -> dict:
+        """What the training log needs about a finished game: the learner's result and who it faced."""
+        returns = self.aec.game_state.returns()
+        info = {"learner_seat": self._seat, "outcome": float(np.sign(returns[self._seat]))}
+        if self.learner_seats == "one":
+            info["opponents"] = sorted({name for name, _ in self._opponents.values()})
+        return info
+
+    # --- pool maintenance, called through VecEnv.env_method ---------------------------------------
+    def add_snapshot(self, name: str, weights) -> None:
+        if self.pool is not None:
+            self.pool.add_snapshot(name, weights)
