@@ -57,3 +57,6 @@ def cromlet_index(letter: str) -> int:
 def circles_of(cromlet: int) -> range:
     start = int(CROMLET_START[cromlet])
     return range(start, start + len(VALUES_BY_CROMLET[cromlet]))
+
+
+CROMLET_SLICES: tuple[slice, ...] = tuple(slice(r.start, r.stop) for r in map(circles_of, range(NUM_CROMLETS)))

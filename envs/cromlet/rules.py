@@ -116,7 +116,11 @@ class CromletState:
         self._current = 0
         self._terminal = False
         self._mask: np.ndarray | None = None
-        self._open: np.ndarray | None = None
+        # board facts kept up to date move by move (rebuilt from scratch only at setup and from JSON)
+        self.open_ = np.ones(B.NUM_CIRCLES, dtype=bool)  # no crown, cromlet unclaimed
+        self.open_count = np.array([len(v) for v in B.VALUES_BY_CROMLET], dtype=np.int64)
+        self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)  # the lowest open circle of its cromlet
+        self.is_lowest[B.CROMLET_START] = True
 
     # --- setup ------------------------------------------------------------------------------------
     @classmethod
@@ -128,6 +132,7 @@ class CromletState:
             for k in range(game.num_players):
                 state._draw((dealer + 1 + k) % game.num_players)
         state._current = (dealer + 1) % game.num_players
+        state._rebuild_board_facts()
         state._check_end()
         return state
 
@@ -175,26 +180,28 @@ class CromletState:
     def clone(self) -> "CromletState":
         other = CromletState.__new__(CromletState)
         other.__dict__.update(self.__dict__)
-        arrays = ("cover", "wild", "closed", "claimed_by", "claim_circle", "hands", "hand_sizes", "discard_counts", "team_scores", "team_claims")
+        arrays = (
+            "cover", "wild", "closed", "claimed_by", "claim_circle", "hands", "hand_sizes", "discard_counts",
+            "team_scores", "team_claims", "open_", "open_count", "is_lowest",
+        )
         for name in arrays:
             setattr(other, name, getattr(self, name).copy())
         other.deck = list(self.deck)
         other.discards = [list(d) for d in self.discards]
         other._mask = None
-        other._open = None
         return other
 
     # --- derived board facts --------------------------------------------------------------------------
     def open_circles(self) -> np.ndarray:
-        """Circles without a crown in cromlets that are still unclaimed (cached between moves)."""
-        if self._open is None:
-            self._open = (self.cover < 0) & ~self.closed[B.CIRCLE_CROMLET]
-        return self._open
+        """Circles without a crown in cromlets that are still unclaimed."""
+        return self.open_
 
-    def lowest_open(self, open_: np.ndarray | None = None) -> np.ndarray:
-        """Per cromlet, its lowest open circle, or 132 if none is open."""
-        open_ = self.open_circles() if open_ is None else open_
-        return np.minimum.reduceat(np.where(open_, _ARANGE, _NONE), B.CROMLET_START)
+    def _rebuild_board_facts(self) -> None:
+        self.open_ = (self.cover < 0) & ~self.closed[B.CIRCLE_CROMLET]
+        self.open_count = np.add.reduceat(self.open_.astype(np.int64), B.CROMLET_START)
+        lowest = np.minimum.reduceat(np.where(self.open_, _ARANGE, _NONE), B.CROMLET_START)
+        self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)
+        self.is_lowest[lowest[lowest < _NONE]] = True
 
     def dead_cards(self, player: int) -> np.ndarray:
         """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed)."""
@@ -206,30 +213,23 @@ class CromletState:
 
     def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self._terminal:
-            return mask
         p = self._current
-        open_ = self.open_circles()
-        lowest = self.lowest_open(open_)
-        is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)
-        is_lowest[lowest[lowest < _NONE]] = True
-        open_count = np.add.reduceat(open_, B.CROMLET_START)
-        is_last = is_lowest & (open_count[B.CIRCLE_CROMLET] == 1)
         claim_ok = self.can_claim(p)
-        keep_ok = ~(is_last & claim_ok)  # the last circle forces the claim unless at the limit
-        held = self.hands[p, : B.NUM_CIRCLES] > 0
-        playable = held & open_
-        forced = playable & is_lowest
-        cards = forced if forced.any() else playable
+        playable = (self.hands[p, : B.NUM_CIRCLES] > 0) & self.open_
+        forced = playable & self.is_lowest
+        any_forced = forced.any()
+        cards = forced if any_forced else playable
+        # the last open circle of a cromlet forces the claim, unless the player is at the claim limit
+        keep_ok = ~(self.is_lowest & (self.open_count[B.CIRCLE_CROMLET] == 1)) if claim_ok else True
         mask[PLAY:PLAY_CLAIM] = cards & keep_ok
         if claim_ok:
-            mask[PLAY_CLAIM:WILD_PLAY] = cards & is_lowest
+            mask[PLAY_CLAIM:WILD_PLAY] = cards & self.is_lowest
         if self.hands[p, B.WILD] > 0:
-            mask[WILD_PLAY:WILD_CLAIM] = open_ & keep_ok
+            mask[WILD_PLAY:WILD_CLAIM] = self.open_ & keep_ok
             if claim_ok:
-                mask[WILD_CLAIM:TRADE_ONE] = open_ & is_lowest
-        if not forced.any():
-            dead = int(np.count_nonzero(held & ~open_))
+                mask[WILD_CLAIM:TRADE_ONE] = self.is_lowest
+        if not any_forced:
+            dead = self.hand_sizes[p] - self.hands[p, B.WILD] - np.count_nonzero(playable)
             mask[TRADE_ONE] = dead >= 1 and len(self.deck) >= 1
             mask[TRADE_TWO] = dead >= 2 and len(self.deck) >= 2
         return mask
@@ -255,16 +255,30 @@ class CromletState:
         self.cover[circle] = p
         self.wild[circle] = wild
         k = B.CIRCLE_CROMLET[circle]
-        team = self.game.team_of[p]
+        self.open_[circle] = False
+        self.open_count[k] -= 1
         if claim:
-            self.closed[k] = True
+            team = self.game.team_of[p]
             self.claimed_by[k] = p
             self.claim_circle[k] = circle
             self.team_claims[team] += 1
             self.team_scores[team] += B.CIRCLE_VALUE[circle]
-        elif not (self.cover[B.circles_of(k)] < 0).any():
-            self.closed[k] = True  # last circle covered at the claim limit: closed, nobody scores
+            self._close(k)
+        elif self.open_count[k] == 0:
+            self._close(k)  # last circle covered at the claim limit: closed, nobody scores
+        elif self.is_lowest[circle]:
+            self.is_lowest[circle] = False
+            above = circle + 1
+            while not self.open_[above]:  # an open circle remains above: every lower one is covered
+                above += 1
+            self.is_lowest[above] = True
         self._refill(p)
+
+    def _close(self, k: int) -> None:
+        self.closed[k] = True
+        self.open_[B.CROMLET_SLICES[k]] = False
+        self.is_lowest[B.CROMLET_SLICES[k]] = False
+        self.open_count[k] = 0
 
     def _trade(self, p: int, count: int) -> None:
         """Dead cards are useless whichever they are, so the lowest-numbered ones go first."""
@@ -276,8 +290,7 @@ class CromletState:
 
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
-        self._open = None
-        self._mask = self._compute_mask()
+        self._mask = self._compute_mask() if not self._terminal else np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.closed.all() or not self._mask.any():
             self._terminal = True
             self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -371,6 +384,7 @@ class CromletState:
                 state.team_scores[team] += B.CIRCLE_VALUE[state.claim_circle[k]]
         state.dealer = int(data.get("dealer", 0))
         state._current = _seat(data.get("current_player", 0), n)
+        state._rebuild_board_facts()
         state._check_end()
         return state
 
