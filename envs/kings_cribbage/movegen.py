@@ -203,38 +203,49 @@ class _Generator:
         return tuple(np.concatenate(parts) for parts in zip(*found))
 
     def add_windows(self, orient: int) -> None:
+        """Pair every candidate window with every ordering of rack faces that makes its main hand valid,
+        then keep the pairs whose hands across are valid too; one batch per number of empty cells."""
         found = self.windows(orient)
         if not found:
             return
-        lines_all, starts_all, lengths_all, codes = found
-        occ = self.values[orient] > 0
-        across = self.across[orient]
-        bonus_base = FIRST_MOVE_BONUS if self.first else 0
+        lines, starts, lengths, codes = found
         unique, inverse = np.unique(codes, return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[order], np.arange(len(unique) + 1))
+        members = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[members], np.arange(len(unique) + 1))
+        batches: dict[int, list] = {}
         for u, code in enumerate(unique.tolist()):
             rest, k = divmod(code, 8)
             fixed_key, state = divmod(rest, 4)
-            members = order[bounds[u] : bounds[u + 1]]
-            length = int(lengths_all[members[0]])
-            found_faces = self.window_faces(fixed_key, state - 1, length, k)
-            if found_faces is None:
-                continue
-            perms, points = found_faces
-            lines, starts = lines_all[members], starts_all[members]
-            span = starts[:, None] + _ARANGE[:length]
-            empty = ~occ[lines[:, None], span]
-            pos = span[empty].reshape(len(lines), k)  # the empty cells of each window, in order
-            tables = across[lines[:, None], pos]  # (windows, k, faces)
-            gains = tables[:, _ARANGE[None, :k], perms]  # (windows, orderings, k)
-            ok = (gains >= 0).all(2)
-            w, m = np.nonzero(ok)
-            if not len(w):
-                continue
-            cell = lines[w, None] * self.size + pos[w] if orient == 0 else pos[w] * self.size + lines[w, None]
-            bonus = bonus_base + (FULL_RACK_BONUS if k == RACK_SIZE else 0)
-            self.blocks.append((perms[m] * self.cells + cell, points[m] + gains[w, m].sum(1) + bonus))
+            windows = members[bounds[u] : bounds[u + 1]]
+            faces = self.window_faces(fixed_key, state - 1, int(lengths[windows[0]]), k)
+            if faces is not None:
+                batches.setdefault(k, []).append((windows, *faces))
+        occ = self.values[orient] > 0
+        span = starts[:, None] + _ARANGE
+        inside = _ARANGE[None, :] < lengths[:, None]
+        empty = inside & ~occ[lines[:, None], np.minimum(span, self.size - 1)]
+        for k, groups in batches.items():
+            window_ids = np.concatenate([g[0] for g in groups])
+            perms = np.concatenate([g[1] for g in groups])
+            points = np.concatenate([g[2] for g in groups])
+            n_windows = np.array([len(g[0]) for g in groups])
+            n_perms = np.array([len(g[1]) for g in groups])
+            pairs = n_windows * n_perms
+            group = np.repeat(np.arange(len(groups)), pairs)
+            local = np.arange(pairs.sum()) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+            window = window_ids[np.repeat(np.cumsum(n_windows) - n_windows, pairs) + local // n_perms[group]]
+            perm = np.repeat(np.cumsum(n_perms) - n_perms, pairs) + local % n_perms[group]
+            pos = span[window][empty[window]].reshape(len(window), k)  # each window's empty cells, in order
+            faces = perms[perm]
+            total = points[perm]
+            if not self.first:
+                gains = self.across[orient][lines[window][:, None], pos, faces]
+                ok = (gains >= 0).all(1)
+                window, pos, faces, total = window[ok], pos[ok], faces[ok], total[ok] + gains[ok].sum(1)
+            line = lines[window][:, None]
+            cell = line * self.size + pos if orient == 0 else pos * self.size + line
+            bonus = (FIRST_MOVE_BONUS if self.first else 0) + (FULL_RACK_BONUS if k == RACK_SIZE else 0)
+            self.blocks.append((faces * self.cells + cell, total + bonus))
 
     # --- one-tile moves -------------------------------------------------------------------------
     def add_single_tiles(self) -> None:
