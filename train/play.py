@@ -1,0 +1,122 @@
+"""`tabletop play GAME --opponent AGENT`: a human at the terminal against any agent.
+
+The table is drawn with the game's ansi renderer; on the human's turn the legal actions are listed,
+numbered from 1, and the human answers with a number or an action's exact name. Anything else asks
+again. Every other seat is played by the opponent agent. Input is read line by line from a stream,
+so a session can be scripted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+import numpy as np
+
+import envs
+from agents import make_agent
+
+
+class InputEnded(Exception):
+    """The input stream ended before the game did."""
+
+
+def choose(names: list[str], lines: TextIO, out: TextIO) -> int:
+    """Index into `names` of the human's answer; asks until the answer is a listed number or a unique name."""
+    while True:
+        out.write("your move (number or name): ")
+        out.flush()
+        line = lines.readline()
+        if not line:
+            raise InputEnded("input ended before the game did")
+        text = line.strip()
+        if text.isdigit() and 1 <= int(text) <= len(names):
+            return int(text) - 1
+        matches = [i for i, name in enumerate(names) if name == text]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            out.write(f"{len(matches)} actions are named {text!r}: choose one by its number\n")
+        else:
+            out.write(f"{text!r} is not a choice: enter a number from 1 to {len(names)} or an action's exact name\n")
+
+
+def play(
+    env_id: str,
+    opponent: str,
+    seat: int = 0,
+    seed: int | None = None,
+    env_kwargs: dict | None = None,
+    lines: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+) -> np.ndarray:
+    """Play one game with the human at `seat`; returns the final returns per seat."""
+    env_kwargs = dict(env_kwargs or {})
+    env = envs.make_raw(env_id, **{**env_kwargs, "render_mode": "ansi"})
+    if not 0 <= seat < env.game.num_players:
+        raise ValueError(f"seat {seat} is not at this table; allowed: 0 to {env.game.num_players - 1}")
+    agent = make_agent(env_id, opponent, seed=seed, env_kwargs=env_kwargs)
+    human = env.possible_agents[seat]
+    env.reset(seed=seed)
+    out.write(f"{env_id}: you are {human}; every other seat is {opponent}\n")
+    while not env.game_state.is_terminal():
+        mover = env.agent_selection
+        seen = env.observe(mover)
+        legal = np.flatnonzero(seen["action_mask"])
+        if mover == human:
+            out.write("\n" + env.render() + "\n")
+            names = [env.action_to_string(a) for a in legal]
+            out.writelines(f"{i:>4}. {name}\n" for i, name in enumerate(names, 1))
+            action = int(legal[choose(names, lines, out)])
+            out.write(f"you: {env.action_to_string(action)}\n")
+        else:
+            obs = seen["observation"] if getattr(agent, "needs_observation", True) else None
+            action = agent.act(obs, seen["action_mask"], env.view(mover))
+            out.write(f"{mover} ({opponent}): {env.action_to_string(action)}\n")
+        env.step(action)
+    state = env.game_state
+    returns = state.returns()
+    verdict = "you win" if returns[seat] > 0 else "you lose" if returns[seat] < 0 else "a draw"
+    scores = ", ".join(f"{a} {s:g}" for a, s in zip(env.possible_agents, state.scores()))
+    out.write(f"\n{env.render()}\ngame over: {verdict} (scores: {scores})\n")
+    return returns
+
+
+# --- the `tabletop play` subcommand -----------------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    try:
+        play(args.env_id, args.opponent, args.seat, args.seed, args.env_kwargs)
+    except InputEnded as err:
+        print(f"\n{err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument("env_id", metavar="GAME", choices=envs.ENV_IDS, help=f"one of {', '.join(envs.ENV_IDS)}")
+    p.add_argument("--opponent", required=True, help="agent for every other seat: random, a heuristic name, ppo:PATH, onnx:DIR")
+    p.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
+    p.add_argument("--seed", type=int, help="deal seed (default: a fresh deal)")
+    p.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"num_players": 3}\'')
+    p.set_defaults(func=_run)
+    return p
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `tabletop play`."""
+    return configure(subparsers.add_parser("play", help="play a game in the terminal against an agent"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = configure(argparse.ArgumentParser(prog="tabletop play")).parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:
+        print(f"tabletop play: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
