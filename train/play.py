@@ -31,6 +31,8 @@ def choose(names: list[str], lines: TextIO, out: TextIO) -> int:
         line = lines.readline()
         if not line:
             raise InputEnded("input ended before the game did")
+        if not lines.isatty():  # echo scripted answers, so a transcript reads like a terminal session
+            out.write(line if line.endswith("\n") else line + "\n")
         text = line.strip()
         if text.isdigit() and 1 <= int(text) <= len(names):
             return int(text) - 1
@@ -49,10 +51,11 @@ def play(
     seat: int = 0,
     seed: int | None = None,
     env_kwargs: dict | None = None,
-    lines: TextIO = sys.stdin,
-    out: TextIO = sys.stdout,
+    lines: TextIO | None = None,
+    out: TextIO | None = None,
 ) -> np.ndarray:
-    """Play one game with the human at `seat`; returns the final returns per seat."""
+    """Play one game with the human at `seat` (input from `lines`, default stdin); returns the final returns per seat."""
+    lines, out = lines or sys.stdin, out or sys.stdout
     env_kwargs = dict(env_kwargs or {})
     env = envs.make_raw(env_id, **{**env_kwargs, "render_mode": "ansi"})
     if not 0 <= seat < env.game.num_players:

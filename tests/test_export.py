@@ -1,0 +1,183 @@
+"""Policy export: torch and onnxruntime agree for every game; metadata, the CLI, and the torch-free agent."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+import envs
+from agents import make_agent
+from agents.onnx_agent import OnnxAgent
+from train import export
+from train.policy import build_policy, policy_kwargs
+
+POSITIONS = 1000
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_game(env_id: str):
+    try:
+        return envs.make_raw(env_id)
+    except ImportError as err:  # a game still being written must not hide the others' results
+        pytest.skip(f"{env_id} does not import yet: {err}")
+
+
+def random_policy(env, seed: int = 0):
+    """An untrained policy of the training code's architecture, its action head redrawn so the logits spread
+    over several units (sb3 starts it near zero: near-uniform logits would make the argmax check weak)."""
+    torch.manual_seed(seed)
+    agent = env.possible_agents[0]
+    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([64, 64], "tanh"))
+    with torch.no_grad():
+        torch.nn.init.normal_(policy.action_net.weight, std=1.0)
+    return policy
+
+
+@pytest.fixture(scope="module", params=envs.ENV_IDS)
+def exported(request, tmp_path_factory):
+    env = make_game(request.param)
+    policy = random_policy(env)
+    out = tmp_path_factory.mktemp(request.param)
+    meta = export.export_policy(policy, out, request.param, {})
+    return request.param, env, policy, out, meta
+
+
+def test_torch_and_onnxruntime_agree_on_logits_and_actions(exported):
+    env_id, env, policy, out, _ = exported
+    observations, masks = export.sample_positions(env_id, {}, POSITIONS, seed=12345)
+    assert len(observations) == POSITIONS and masks.any(axis=1).all()
+    logits, actions = OnnxAgent(out).logits_and_actions(observations, masks)
+
+    with torch.no_grad():  # the actor as sb3 defines it, written out here rather than borrowed from export
+        obs = torch.as_tensor(observations)
+        raw = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs))).numpy()
+    legal = masks > 0
+    assert np.max(np.abs(logits - raw)[legal]) <= 1e-5
+    assert np.all(logits[~legal] == np.float32(export.MASKED_LOGIT))
+    assert np.ptp(raw[legal]) > 1.0, "logits too flat for the action check to mean anything"
+
+    sb3_actions, _ = policy.predict(observations, action_masks=legal, deterministic=True)
+    np.testing.assert_array_equal(actions, sb3_actions)
+    assert legal[np.arange(POSITIONS), actions].all()
+
+
+def test_models_pass_the_onnx_checker_and_take_any_batch(exported):
+    env_id, env, _, out, meta = exported
+    model = onnx.load(str(out / "model.onnx"))
+    onnx.checker.check_model(model, full_check=True)
+    assert [i.name for i in model.graph.input] == ["observation", "action_mask"]
+    assert [o.name for o in model.graph.output] == ["logits", "action"]
+    agent = OnnxAgent(out)
+    observations, masks = export.sample_positions(env_id, {}, 3, seed=7)
+    for batch in (1, 3):
+        logits, actions = agent.logits_and_actions(observations[:batch], masks[:batch])
+        assert logits.shape == (batch, env.game.num_actions) and actions.shape == (batch,)
+
+
+def test_metadata_describes_the_game(exported):
+    env_id, env, _, out, meta = exported
+    assert json.loads((out / "metadata.json").read_text()) == meta
+    assert meta["env_id"] == env_id and meta["env_kwargs"] == {}
+    assert meta["observation"]["layout"] == env.game.observation_layout.describe()
+    assert meta["observation"]["size"] == env.game.observation_layout.size
+    assert meta["actions"]["count"] == env.game.num_actions
+    assert meta["versions"]["onnx"] == onnx.__version__ and meta["model"]["opset"] == export.OPSET
+    assert meta["verification"]["actions_agree"] and meta["verification"]["max_abs_logit_diff"] <= 1e-5
+    names = meta["actions"]["names"]
+    if names is not None:  # static names must name every action as the rules engine does, anywhere in a game
+        env.reset(seed=99)
+        assert names == [env.action_to_string(a) for a in range(env.game.num_actions)]
+
+
+def test_action_names_are_static_only_where_the_rules_say_so():
+    assert export.action_names("cromlet_v0", {})[:2] == ["play A2", "play A5"]
+    assert export.action_names("chromino_v0", {}) is None  # "place <the chosen tile> ..." depends on the choice
+    assert export.action_names("krz_grtn_v0", {}) is None  # guesses name the pictures on the table
+
+
+def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
+    env_id, _, _, out, _ = exported
+    if env_id != "cromlet_v0":
+        pytest.skip("one game is enough for the import check")
+    script = (
+        "import sys\n"
+        "from agents import make_agent\n"
+        "from train.tournament import run_tournament\n"
+        f"agent = make_agent('cromlet_v0', 'onnx:{out}')\n"
+        "result = run_tournament('cromlet_v0', ['exported', 'random'], 4, agents={'exported': agent})\n"
+        "assert result.records['exported'].seats_played == 4\n"
+        "import train.agent_server\n"
+        "assert 'torch' not in sys.modules, 'onnx agent or agent server imported torch'\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
+    env_id, env, _, out, _ = exported
+    if env_id != "cromlet_v0":
+        pytest.skip("the checks do not depend on the game")
+    with pytest.raises(ValueError, match="not for chromino_v0"):
+        OnnxAgent(out, env_id="chromino_v0")
+    with pytest.raises(ValueError, match="expected a folder with model.onnx"):
+        make_agent("cromlet_v0", f"onnx:{tmp_path}")
+    agent = OnnxAgent(out)
+    with pytest.raises(ValueError, match="takes 1222 observation numbers"):
+        agent.act(np.zeros(5, np.float32), np.ones(env.game.num_actions, np.int8), {})
+    with pytest.raises(ValueError, match="all-zero action mask"):
+        agent.act(np.zeros(1222, np.float32), np.zeros(env.game.num_actions, np.int8), {})
+
+
+# --- `tabletop export` on a real (tiny) training run ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    from train.config import parse_config
+    from train.trainer import train
+
+    config = parse_config(
+        {
+            "env_id": "cromlet_v0",
+            "env_kwargs": {"num_players": 3},
+            "total_steps": 128,
+            "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+            "network": {"hidden": [32]},
+            "opponents": {"weights": {"random": 1.0}},
+            "vec_env": {"kind": "dummy", "num_envs": 1},
+            "evaluation": {"every": 10_000, "games": 1, "final_games": 1},
+            "checkpoint": {"every": 10_000, "keep": 1},
+        }
+    )
+    return train(config, out=tmp_path_factory.mktemp("run"), progress=False).run_dir
+
+
+def test_export_command_reads_the_game_from_the_run_and_matches_the_ppo_agent(run_dir, tmp_path, capsys):
+    assert export.main([str(run_dir), "--out", str(tmp_path)]) == 0
+    assert "onnxruntime matches torch" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "metadata.json").read_text())
+    assert meta["env_id"] == "cromlet_v0" and meta["env_kwargs"] == {"num_players": 3}
+    assert meta["source"]["model"] == str(run_dir / "final" / "model.zip")
+
+    kwargs = {"num_players": 3}
+    ppo, onnx_agent = make_agent("cromlet_v0", f"ppo:{run_dir}", env_kwargs=kwargs), make_agent("cromlet_v0", f"onnx:{tmp_path}")
+    observations, masks = export.sample_positions("cromlet_v0", kwargs, 200, seed=3)
+    for obs, mask in zip(observations, masks.astype(np.int8)):
+        assert onnx_agent.act(obs, mask, {}) == ppo.act(obs, mask, {})
+
+
+def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
+    model = run_dir / "final" / "model.zip"
+    bare = tmp_path / "bare.zip"
+    bare.write_bytes(model.read_bytes())
+    assert export.main([str(bare), "--out", str(tmp_path / "a")]) == 2
+    assert "pass --env-id" in capsys.readouterr().err
+    assert export.main([str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2  # 2 players by default
+    assert "trained for observations" in capsys.readouterr().err
+    assert export.main([str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v0"]) == 2
+    assert "contradicts the run's config.yaml" in capsys.readouterr().err
+    assert export.main([str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0

@@ -1,0 +1,81 @@
+"""`tabletop play`: scripted human sessions that run to the end of a game."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from train import play
+from train.export import export_policy
+from train.policy import build_policy, policy_kwargs
+
+
+def last_legal_name(env_id: str, seed: int, **kwargs) -> str:
+    env = envs.make_raw(env_id, **kwargs)
+    env.reset(seed=seed)
+    return env.action_to_string(int(np.flatnonzero(env.game_state.legal_action_mask())[-1]))
+
+
+def replay(env_id: str, seed: int, transcript: str, **kwargs):
+    """Replay the moves a transcript reports, by name, on a fresh env: they must be legal in order and end the game."""
+    env = envs.make_raw(env_id, **kwargs)
+    env.reset(seed=seed)
+    for name in re.findall(r"^(?:you|player_\d+ \(.*?\)): (.*)$", transcript, flags=re.M):
+        legal = [a for a in np.flatnonzero(env.game_state.legal_action_mask()) if env.action_to_string(a) == name]
+        assert legal, f"{name!r} is not legal at this point of the replay"
+        env.step(int(legal[0]))
+    return env.game_state
+
+
+@pytest.fixture(scope="module")
+def onnx_dir(tmp_path_factory):
+    torch.manual_seed(0)
+    env = envs.make_raw("cromlet_v0")
+    agent = env.possible_agents[0]
+    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh"))
+    out = tmp_path_factory.mktemp("cromlet_export")
+    export_policy(policy, out, "cromlet_v0", {})
+    return out
+
+
+def test_scripted_game_against_an_exported_policy_runs_to_the_end(onnx_dir):
+    seed = 4
+    named = last_legal_name("cromlet_v0", seed)
+    script = ["what?", "0", "999", named] + ["1"] * 400
+    out = io.StringIO()
+    returns = play.play("cromlet_v0", f"onnx:{onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
+    text = out.getvalue()
+
+    assert "game over: you " in text and sorted(returns.tolist()) == [-1.0, 1.0]
+    for bad in ("what?", "0", "999"):
+        assert f"{bad!r} is not a choice" in text
+    human_moves = re.findall(r"^you: (.*)$", text, flags=re.M)
+    assert human_moves[0] == named  # chosen by its exact name after three bad answers
+    assert text.count("your move (number or name): ") == len(human_moves) + 3
+    assert re.search(r"^ +1\. ", text, flags=re.M) and "deck:" in text  # numbered choices under the ansi table
+    final = replay("cromlet_v0", seed, text)
+    assert final.is_terminal() and np.array_equal(final.returns(), returns)
+
+
+def test_seat_and_other_games(capsys):
+    """The human may sit anywhere, including a cooperative four-seat table."""
+    lines = io.StringIO("\n".join(["1"] * 2000))
+    out = io.StringIO()
+    returns = play.play("krz_grtn_v0", "random", seat=2, seed=1, lines=lines, out=out)
+    text = out.getvalue()
+    assert "you are player_2" in text and "game over" in text
+    assert len(set(returns.tolist())) == 1  # one shared team result
+    assert replay("krz_grtn_v0", 1, text).is_terminal()
+
+
+def test_command_line_errors(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n"))
+    assert play.main(["cromlet_v0", "--opponent", "greedy", "--seed", "0"]) == 1
+    assert "input ended before the game did" in capsys.readouterr().err
+    assert play.main(["cromlet_v0", "--opponent", "greedy", "--seat", "2"]) == 2
+    assert "seat 2 is not at this table; allowed: 0 to 1" in capsys.readouterr().err
+    assert play.main(["cromlet_v0", "--opponent", "nobody"]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
