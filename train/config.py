@@ -144,7 +144,7 @@ def _build(cls, data: Any, prefix: str, source: str):
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"{source}: unknown key {prefix}{unknown[0]!r}; allowed keys here: {', '.join(fields)}")
+        raise ConfigError(f"{source}: unknown key {prefix + unknown[0]!r}; allowed keys here: {', '.join(fields)}")
     values = {}
     for name, f in fields.items():
         key = prefix + name
