@@ -100,10 +100,9 @@ def test_action_names_are_static_only_where_the_rules_say_so():
     assert export.action_names("krz_grtn_v0", {}) is None  # guesses name the pictures on the table
 
 
+@pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the import check needs one game
 def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
-    env_id, _, _, out, _ = exported
-    if env_id != "cromlet_v0":
-        pytest.skip("one game is enough for the import check")
+    _, _, _, out, _ = exported
     script = (
         "import sys\n"
         "from agents import make_agent\n"
@@ -119,10 +118,9 @@ def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+@pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the checks do not depend on the game
 def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
-    env_id, env, _, out, _ = exported
-    if env_id != "cromlet_v0":
-        pytest.skip("the checks do not depend on the game")
+    _, env, _, out, _ = exported
     with pytest.raises(ValueError, match="not for chromino_v0"):
         OnnxAgent(out, env_id="chromino_v0")
     with pytest.raises(ValueError, match="expected a folder with model.onnx"):

@@ -107,13 +107,11 @@ def find_run_config(model_path: Path) -> dict | None:
 
 
 def load_trained(source: str | Path, env_id: str | None = None, env_kwargs: dict | None = None):
-    """(policy, env_id, env_kwargs, model path, steps) for a model zip, checkpoint or run folder.
+    """(policy, env_id, env_kwargs, model path) for a model zip, checkpoint or run folder.
 
     The game comes from the run's config.yaml; `env_id`/`env_kwargs` are needed only for a bare zip
     and must agree with the config when both exist."""
-    from sb3_contrib import MaskablePPO
-
-    from train.policy_agent import resolve_model
+    from train.policy_agent import PolicyAgent, resolve_model
 
     model_path = resolve_model(source)
     config = find_run_config(model_path)
@@ -125,20 +123,11 @@ def load_trained(source: str | Path, env_id: str | None = None, env_kwargs: dict
     elif env_id is None:
         raise ValueError(f"{model_path} has no run config.yaml above it; pass --env-id (one of {', '.join(envs.ENV_IDS)})")
     env_kwargs = dict(env_kwargs or {})
-    model = MaskablePPO.load(model_path, device="cpu")
-    env = envs.make_raw(env_id, **env_kwargs)
-    want_obs = env.observation_space(env.possible_agents[0])["observation"].shape
-    want_actions = env.game.num_actions
-    if model.observation_space.shape != want_obs or model.action_space.n != want_actions:
-        raise ValueError(
-            f"{model_path} was trained for observations {model.observation_space.shape} and {model.action_space.n} "
-            f"actions; {env_id} with {env_kwargs} has {want_obs} and {want_actions}"
-        )
-    model.policy.set_training_mode(False)
-    return model.policy, env_id, env_kwargs, model_path, int(model.num_timesteps)
+    agent = PolicyAgent.load(model_path, env_id=env_id, env_kwargs=env_kwargs)  # checks the sizes fit the game
+    return agent.policy, env_id, env_kwargs, model_path
 
 
-def export_onnx(policy, path: Path, obs_size: int, num_actions: int, opset: int = OPSET) -> None:
+def export_onnx(policy, path: Path, obs_size: int, num_actions: int) -> None:
     """Write the masked actor as ONNX with a dynamic batch axis, and check it with `onnx.checker`.
 
     The TorchScript exporter (`dynamo=False`) is used on purpose: the torch.export-based one needs
@@ -157,7 +146,7 @@ def export_onnx(policy, path: Path, obs_size: int, num_actions: int, opset: int 
             input_names=list(INPUTS),
             output_names=list(OUTPUTS),
             dynamic_axes={name: batch for name in INPUTS + OUTPUTS},
-            opset_version=opset,
+            opset_version=OPSET,
             dynamo=False,
         )
     onnx.checker.check_model(onnx.load(str(path)), full_check=True)
@@ -191,7 +180,7 @@ def _versions() -> dict[str, str | None]:
     return {"python": platform.python_version(), **found}
 
 
-def build_metadata(env_id: str, env_kwargs: dict, opset: int) -> dict[str, Any]:
+def build_metadata(env_id: str, env_kwargs: dict) -> dict[str, Any]:
     """Everything a frontend needs besides the model: which game, how observations and actions are laid out."""
     env = envs.make_raw(env_id, **env_kwargs)
     game = env.game
@@ -220,7 +209,7 @@ def build_metadata(env_id: str, env_kwargs: dict, opset: int) -> dict[str, Any]:
         },
         "model": {
             "file": MODEL_FILE,
-            "opset": opset,
+            "opset": OPSET,
             "inputs": {
                 "observation": {"dtype": "float32", "shape": ["batch", layout.size]},
                 "action_mask": {"dtype": "float32", "shape": ["batch", game.num_actions], "legal": "1.0, illegal: 0.0"},
@@ -234,15 +223,15 @@ def build_metadata(env_id: str, env_kwargs: dict, opset: int) -> dict[str, Any]:
     }
 
 
-def export_policy(policy, out: str | Path, env_id: str, env_kwargs: dict, source: dict | None = None, opset: int = OPSET) -> dict:
+def export_policy(policy, out: str | Path, env_id: str, env_kwargs: dict, source: dict | None = None) -> dict:
     """Export `policy` for `env_id` into the folder `out`; returns the metadata written next to the model.
 
     Refuses to finish if onnxruntime and torch disagree on real positions."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = build_metadata(env_id, env_kwargs, opset)
+    meta = build_metadata(env_id, env_kwargs)
     model_path = out / MODEL_FILE
-    export_onnx(policy, model_path, meta["observation"]["size"], meta["actions"]["count"], opset)
+    export_onnx(policy, model_path, meta["observation"]["size"], meta["actions"]["count"])
     observations, masks = sample_positions(env_id, env_kwargs, VERIFY_POSITIONS)
     check = verify(policy, model_path, observations, masks)
     if not (check["actions_agree"] and check["illegal_logits_masked"] and check["max_abs_logit_diff"] <= TOLERANCE):
@@ -256,8 +245,8 @@ def export_policy(policy, out: str | Path, env_id: str, env_kwargs: dict, source
 
 def export_trained(source: str | Path, out: str | Path, env_id: str | None = None, env_kwargs: dict | None = None) -> dict:
     """`tabletop export`: a run folder, checkpoint folder or model zip -> an export folder."""
-    policy, env_id, env_kwargs, model_path, steps = load_trained(source, env_id, env_kwargs)
-    return export_policy(policy, out, env_id, env_kwargs, source={"model": str(model_path), "steps": steps})
+    policy, env_id, env_kwargs, model_path = load_trained(source, env_id, env_kwargs)
+    return export_policy(policy, out, env_id, env_kwargs, source={"model": str(model_path)})
 
 
 # --- the `tabletop export` subcommand --------------------------------------------------------------------
