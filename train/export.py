@@ -39,6 +39,12 @@ VERIFY_POSITIONS = 256
 TOLERANCE = 1e-5
 
 
+def actor_logits(policy, observation: torch.Tensor) -> torch.Tensor:
+    """sb3's actor without the distribution: features -> policy MLP -> action head."""
+    features = policy.extract_features(observation, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
 class MaskedActor(torch.nn.Module):
     """The policy's actor with the mask applied inside the graph, so a frontend needs no extra code."""
 
@@ -47,19 +53,9 @@ class MaskedActor(torch.nn.Module):
         self.policy = policy
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        p = self.policy
-        features = p.extract_features(observation, p.pi_features_extractor)
-        logits = p.action_net(p.mlp_extractor.forward_actor(features))
+        logits = actor_logits(self.policy, observation)
         masked = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
         return masked, torch.argmax(masked, dim=1)
-
-
-def torch_logits(policy, observations: np.ndarray) -> np.ndarray:
-    """Raw (unmasked) actor logits computed by torch: the reference the ONNX model must reproduce."""
-    with torch.no_grad():
-        obs = torch.as_tensor(observations, dtype=torch.float32)
-        features = policy.extract_features(obs, policy.pi_features_extractor)
-        return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
 
 
 def sample_positions(env_id: str, env_kwargs: dict, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +155,8 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, actions = session.run(list(OUTPUTS), {"observation": observations.astype(np.float32), "action_mask": masks})
-    reference = torch_logits(policy, observations)
+    with torch.no_grad():
+        reference = actor_logits(policy, torch.as_tensor(observations, dtype=torch.float32)).numpy()
     legal = masks > 0.5
     reference_actions = np.argmax(np.where(legal, reference, -np.inf), axis=1)
     return {
