@@ -52,6 +52,7 @@ def test_shipped_configs_are_valid(path):
         (with_(env_kwargs={"num_players": 9}), "env_kwargs"),
         (with_(ppo__batch_size=100_000), "ppo.batch_size=100000"),
         (with_(total_steps=0), "total_steps=0"),
+        (with_(margin_shaping=-0.1), "margin_shaping=-0.1"),
         ({"env_id": "cromlet_v0"}, "missing required key 'total_steps'"),
         ([1, 2], "must be a mapping"),
         (with_(ppo=[1]), "ppo must be a mapping"),

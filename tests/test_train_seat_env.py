@@ -109,3 +109,28 @@ def test_masks_reach_the_policy(config):
     assert masks[np.arange(len(actions)), actions].all()
     chosen = actions == favourite
     np.testing.assert_array_equal(chosen, masks[:, favourite])  # taken iff legal: the bias is huge
+
+
+def test_margin_shaping_is_potential_based(config):
+    """With gamma = 1 the shaping telescopes: an episode pays the win/loss reward minus w * phi(start)."""
+    plain = play(seat_env(config, weights={"random": 1.0}), 3, seed=5)
+    env = seat_env(config, weights={"random": 1.0})
+    env.margin_shaping, env.gamma = 0.01, 1.0
+    starts, totals, finals = [], [], []
+    obs, _ = env.reset(seed=5)
+    starts.append(env._potential)
+    total, moves, shaped_moves = 0.0, 0, 0
+    while len(totals) < 3:
+        obs, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        total += reward
+        moves += 1
+        shaped_moves += reward != 0 and not terminated
+        if terminated:
+            totals.append(total)
+            finals.append(env.aec.game_state.returns()[info["learner_seat"]])
+            obs, _ = env.reset()
+            starts.append(env._potential)
+            total = 0.0
+    np.testing.assert_allclose(totals, np.array(finals) - 0.01 * np.array(starts[:3]), atol=1e-9)
+    np.testing.assert_allclose(finals, plain[2])  # same games: shaping changes rewards, not play
+    assert shaped_moves > 0  # and it is a dense signal: rewards arrive before the end

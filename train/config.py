@@ -106,6 +106,7 @@ class TrainConfig:
     torch_threads: int = field(default=1, metadata=_check(_positive, "an int > 0 (1 is fastest for small nets on a busy machine)"))
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     learner_seats: str = field(default="one", metadata=_check(lambda s: s in LEARNER_SEATS, "one (competitive: the learner takes one rotating seat) or all (cooperative: one shared policy plays every seat)"))
+    margin_shaping: float = field(default=0.0, metadata=_check(_non_negative, "a number >= 0 (0: the env's reward only)"))
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)

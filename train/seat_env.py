@@ -7,6 +7,10 @@ learner's seat, summed over everything that happened since its last move.
 
 `learner_seats="all"` (cooperative): one shared policy plays whichever seat is to move; the reward is
 that seat's (the team's shared) reward.
+
+`margin_shaping=w` adds potential-based shaping (Ng et al. 1999) on the score margin,
+`w * (gamma * phi(s') - phi(s))` with `phi` = the learner's score minus the best other score (its own
+score when cooperative) and `phi = 0` at the end: a dense signal that leaves the optimal policy alone.
 """
 
 from __future__ import annotations
@@ -22,7 +26,16 @@ from train.opponents import OpponentPool
 class SeatEnv(gym.Env):
     metadata = {"render_modes": []}
 
-    def __init__(self, env_id: str, env_kwargs: dict, pool: OpponentPool | None, learner_seats: str = "one", seed: int = 0):
+    def __init__(
+        self,
+        env_id: str,
+        env_kwargs: dict,
+        pool: OpponentPool | None,
+        learner_seats: str = "one",
+        seed: int = 0,
+        margin_shaping: float = 0.0,
+        gamma: float = 1.0,
+    ):
         if learner_seats not in ("one", "all"):
             raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
         if learner_seats == "one" and pool is None:
@@ -38,6 +51,9 @@ class SeatEnv(gym.Env):
         self._episode = 0
         self._seat = 0
         self._opponents: dict[int, tuple[str, object]] = {}
+        self.margin_shaping = margin_shaping
+        self.gamma = gamma
+        self._potential = 0.0
 
     # --- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -52,6 +68,7 @@ class SeatEnv(gym.Env):
                 self._opponents = {s: self.pool.sample(self._rng) for s in range(len(self.agents)) if s != self._seat}
             _, done = self._play_opponents()
             if not done:
+                self._potential = self._margin()
                 return self._observation(), {"learner_seat": self._seat}
 
     def step(self, action):
@@ -62,6 +79,10 @@ class SeatEnv(gym.Env):
         if not done:
             more, done = self._play_opponents()
             reward += more
+        if self.margin_shaping:
+            potential = 0.0 if done else self._margin()
+            reward += self.margin_shaping * (self.gamma * potential - self._potential)
+            self._potential = potential
         info = self._final_info() if done else {}
         obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
         return obs, float(reward), done, False, info
@@ -93,6 +114,12 @@ class SeatEnv(gym.Env):
             self.aec.step(opponent.act(observation, mask, self.aec.view(agent)))
             reward += self.aec.rewards[learner]
         return reward, self._over()
+
+    def _margin(self) -> float:
+        scores = np.asarray(self.aec.game_state.scores(), dtype=float)
+        if self.learner_seats == "all" or len(scores) == 1:
+            return float(scores[self._seat])
+        return float(scores[self._seat] - np.delete(scores, self._seat).max())
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.agents[self.aec.game_state.current_player])["observation"]

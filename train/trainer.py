@@ -71,7 +71,16 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
                 probe.action_space(agent),
                 seed=seed + rank,
             )
-        return Monitor(SeatEnv(config.env_id, config.env_kwargs, pool, config.learner_seats, seed=seed + rank))
+        env = SeatEnv(
+            config.env_id,
+            config.env_kwargs,
+            pool,
+            config.learner_seats,
+            seed=seed + rank,
+            margin_shaping=config.margin_shaping,
+            gamma=config.ppo.gamma,
+        )
+        return Monitor(env)
 
     return thunk
 
