@@ -94,6 +94,9 @@ def _run(args: argparse.Namespace) -> int:
     except InputEnded as err:
         print(f"\n{err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # a human leaving mid-game is not an error worth a traceback
+        print("\ngame abandoned", file=sys.stderr)
+        return 130
     return 0
 
 
