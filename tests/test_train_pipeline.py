@@ -52,3 +52,13 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
     assert agent.name == f"ppo:{run}"
     result = round_robin(config.env_id, [f"ppo:{run}", "random"], 2, env_kwargs=config.env_kwargs)
     assert result.win_rate.shape == (2, 2) and len(result.ratings) == 2
+
+
+def test_subprocess_envs_train_and_receive_snapshots(tmp_path):
+    config = load_config(SMOKE[[p.stem for p in SMOKE].index("cromlet")])
+    config.vec_env.kind = "subproc"
+    config.opponents.weights = {"self": 1.0}  # every game needs a snapshot that reached the worker
+    result = train(config, out=tmp_path / "run", steps=128, progress=False)
+    assert result.steps == 128
+    pool = torch.load(tmp_path / "run" / "checkpoints" / "step_000000128" / "pool.pt", weights_only=False)
+    assert [n for n, _ in pool["snapshots"]] == ["step_000000000", "step_000000064", "step_000000128"]
