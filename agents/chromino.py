@@ -21,6 +21,7 @@ class _PlacementHeuristic:
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
         self._layouts: dict[int, ActionLayout] = {}
+        self._plan: tuple[int, int, int, int] | None = None  # the placement picked at the last decision
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         layout = self._layouts.setdefault(view["grid_size"], ActionLayout(view["grid_size"]))
@@ -32,6 +33,7 @@ class _PlacementHeuristic:
         scores = self._score(moves, view)
         best = np.flatnonzero(scores == scores.max())
         tile, orientation, row, col, _ = moves[best[self.rng.integers(best.size)]]
+        self._plan = (int(tile), int(orientation), int(row), int(col))
         if view["phase"] == "place":
             return layout.place(int(row), int(col))
         return layout.choose(int(tile), int(orientation))
@@ -40,13 +42,18 @@ class _PlacementHeuristic:
         raise NotImplementedError
 
 
+# Distinct colours of a tile; a chameleon's wild centre is no colour (its expert value is 3 all the same).
+COLOURS = np.array([len(set(cols) - {T.WILD}) for cols in T.TILE_COLOURS.tolist()], dtype=np.int64)
+
+
 class MostContacts(_PlacementHeuristic):
-    """Lay the placement with the most contacts; among equals, the tile of most colours."""
+    """Lay the placement with the most contacts; among equals, the tile of most colours (a chameleon
+    has two: ranking it by its expert value of 3 spent the most flexible tiles first)."""
 
     name = "most_contacts"
 
     def _score(self, moves, view):
-        return moves[:, 4] * 10 + T.VALUE[moves[:, 0]]
+        return moves[:, 4] * 10 + COLOURS[moves[:, 0]]
 
 
 class ShedHardest(_PlacementHeuristic):
@@ -85,4 +92,102 @@ class MostPoints(_PlacementHeuristic):
         return points * 10 + moves[:, 4]
 
 
-HEURISTICS = {cls.name: cls for cls in (MostContacts, ShedHardest, MostPoints)}
+
+
+# --- one-ply lookahead --------------------------------------------------------------------------
+
+from envs.chromino import Placement, Table  # noqa: E402
+
+
+class BoardTracker:
+    """The public table as an `envs.chromino.Table`, rebuilt from the view's board.
+
+    Only the view is read: the tile-id and colour grids give every laid tile's cells and reading. The
+    table is kept between calls and only the tiles laid since are added (a new game starts afresh)."""
+
+    def __init__(self):
+        self.table: Table | None = None
+        self.known: set[int] = set()
+
+    def update(self, view: dict[str, Any]) -> Table:
+        tiles, colours = view["tiles"], view["board"]
+        on_board = set(np.unique(tiles[tiles >= 0]).tolist())
+        if self.table is None or self.table.size != view["grid_size"] or not self.known <= on_board:
+            self.table, self.known = Table(view["grid_size"]), set()
+        for tile in sorted(on_board - self.known):
+            self.table = self.table.place(placement_on_board(tile, tiles, colours))
+        self.known = on_board
+        return self.table
+
+
+def placement_on_board(tile: int, tiles: np.ndarray, colours: np.ndarray) -> Placement:
+    """How `tile` lies on the board: its cells (in reading order) and which way its colours read."""
+    cells = np.argwhere(tiles == tile)  # row-major: along the tile from its top/left end
+    (r0, _), (row, col), _ = cells.tolist()
+    base = 0 if r0 == row else 2
+    forwards = [int(colours[r, c]) for r, c in cells.tolist()] == T.TILE_COLOURS[tile].tolist()
+    return Placement(tile, base if forwards else base + 1, row, col)
+
+
+# How easily a tile finds a place: a palindrome (ABA, AAA) reads the same both ways, so it has half the
+# orientations of the others and fits a random position about 0.35-0.45 of the time against 0.55-0.63;
+# a chameleon's wild centre matches anything (about 0.95). Shed the hard ones while they still fit.
+EASE = np.where(T.IS_CHAMELEON, 2, np.where(T.PALINDROME, 0, 1))
+
+
+class KeepOptions(_PlacementHeuristic):
+    """Shed the tiles that are hard to place first (palindromes, then the rest, chameleons last), and
+    choose among their placements by a one-ply lookahead on the own hand: lay each one on a copy of the
+    public table and prefer the one after which most remaining tiles can still be laid, with the most
+    places, laying a tile with few places now first. Never leave a lone chameleon (it must draw first),
+    and when an opponent's last tile is public prefer placements that leave it nowhere to go.
+
+    The scores are weighted sums whose weights keep the criteria in that order of importance."""
+
+    name = "keep_options"
+
+    GO_OUT, BLOCK, LONE_CHAMELEON, CLASS, PLACEABLE, OPTIONS, SHED = 1e9, 1e7, 1e5, 1e4, 100.0, 10.0, 5.0
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self.tracker = BoardTracker()
+
+    def act(self, observation, action_mask, view):
+        """Lay the chosen tile where the choose step planned it (the lookahead is not repeated)."""
+        plan = self._plan
+        if view["phase"] == "place" and plan is not None and plan[:2] == (view["chosen_tile"], view["chosen_orientation"]):
+            layout = self._layouts.setdefault(view["grid_size"], ActionLayout(view["grid_size"]))
+            if action_mask[layout.place(plan[2], plan[3])]:
+                return layout.place(plan[2], plan[3])
+        return super().act(observation, action_mask, view)
+
+    def _score(self, moves, view):
+        table = self.tracker.update(view)
+        m, seat, hand = view["min_contacts"], view["seat"], view["hand"]
+        places_now = np.bincount(moves[:, 0], minlength=T.NUM_TILES)
+        rivals = [  # opponents one placement from going out (a lone chameleon must draw first)
+            t
+            for s, t in enumerate(view["public_tiles"])
+            if s != seat and t is not None and not view["finished"][s] and not T.IS_CHAMELEON[t]
+        ]
+        scores = np.empty(len(moves))
+        for i, (tile, orientation, row, col, _) in enumerate(moves.tolist()):
+            rest = list(hand)
+            rest.remove(tile)
+            score = -self.CLASS * EASE[tile] - self.SHED * np.log1p(places_now[tile])
+            if not rest:
+                score += self.GO_OUT
+            elif len(rest) == 1 and T.IS_CHAMELEON[rest[0]]:
+                score -= self.LONE_CHAMELEON
+            if rest or rivals:
+                after = table.place(Placement(tile, orientation, row, col))
+            if rest:
+                counts = np.bincount(after.search(rest, m)[:, 0], minlength=T.NUM_TILES)[rest]
+                score += self.PLACEABLE * np.count_nonzero(counts) + self.OPTIONS * np.log1p(counts).sum()
+            for rival in rivals:
+                score -= self.BLOCK * (len(after.search([rival], m)) > 0)
+            scores[i] = score
+        return scores
+
+
+HEURISTICS = {cls.name: cls for cls in (MostContacts, ShedHardest, MostPoints, KeepOptions)}

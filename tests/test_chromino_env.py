@@ -3,6 +3,7 @@ rendering, agents."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_render_ansi_and_rgb():
     assert (picture == (215, 48, 39)).all(axis=2).any() or (picture == (245, 200, 40)).all(axis=2).any()
 
 
-@pytest.mark.parametrize("name", ["most_contacts", "shed_hardest", "most_points"])
+@pytest.mark.parametrize("name", ["most_contacts", "shed_hardest", "most_points", "keep_options"])
 def test_heuristics_play_legal_games(name):
     result = run_tournament("chromino_v0", [name, "random"], 20, seed=5)
     assert result.records[name].seats_played == 20
@@ -174,3 +175,39 @@ def test_action_strings_are_plain_words():
     e.step(action)
     action = int(np.flatnonzero(e.last()[0]["action_mask"])[0])
     assert e.action_to_string(action).startswith("place ") and "centred on row" in e.action_to_string(action)
+
+
+class _ViewOnly(dict):
+    """A view that fails the test if a heuristic asks for anything a seat may not know."""
+
+    def __getitem__(self, key):
+        assert key not in ("hands", "bag"), f"a heuristic read {key!r}"
+        return super().__getitem__(key)
+
+
+def test_keep_options_picks_legal_actions_from_the_seat_view_alone():
+    """Every action is legal; the agent gets the seat's view, never the full state, and the same view
+    with other hands and bag dealt differently gets the same action (it cannot depend on them)."""
+    agent = make_agent("chromino_v0", "keep_options", seed=0)
+    for config in ({"num_players": 2}, {"num_players": 3, "variant": "junior"}, {"num_players": 2, "variant": "expert"}):
+        game = ChrominoGame(**config)
+        rng = np.random.default_rng(12)
+        for _ in range(2):
+            state = game.new_initial_state(rng)
+            while not state.is_terminal():
+                seat, mask = state.current_player, state.legal_action_mask()
+                view = state.view(seat)
+                assert "hands" not in view and "bag" not in view
+                twin = _hide_differently(state, seat, rng)
+                probe = copy.deepcopy(agent)  # same memory and random generator
+                action = agent.act(None, mask, _ViewOnly(view))
+                assert mask[action], state.action_to_string(action)
+                assert probe.act(None, twin.legal_action_mask(), _ViewOnly(twin.view(seat))) == action
+                state.apply(action)
+
+
+def test_keep_options_beats_random():
+    """Seeded, so deterministic: over 60 two-player games the lookahead wins clearly more often."""
+    result = run_tournament("chromino_v0", ["keep_options", "random"], 60, seed=0)
+    mine, theirs = result.records["keep_options"], result.records["random"]
+    assert mine.wins > theirs.wins + 10, result.table()
