@@ -56,29 +56,45 @@ def test_mask_agrees_with_a_square_by_square_check_of_sampled_placements():
 
 @pytest.mark.slow
 def test_fuzz_games_keep_the_invariants():
-    """Thousands of random games: 80 tiles conserved, no overlap, every placement legal when made."""
+    """Thousands of random games: 80 tiles conserved, no overlap, every placement legal when made.
+
+    The test keeps its own colour board, updated placement by placement from the rules' colours, so
+    each placement is checked against the table as it is without copying the engine's view; at the end
+    that board and the placement list must equal the engine's (so they were the same all along)."""
     rng = np.random.default_rng(2024)
     games = [ChrominoGame(num_players=n, variant=v) for n, v in ((2, "standard"), (4, "standard"), (3, "junior"), (2, "expert"), (8, "standard"))]
     games.append(ChrominoGame(num_players=1, variant="solo"))
     for g in range(2000):
         game = games[g % len(games)]
         state = game.new_initial_state(rng)
+        board = np.full((game.grid_size, game.grid_size), T.EMPTY, dtype=np.int8)
+        made = list(state.placements)  # the start tile, then every placement in the order made
+        _lay(board, made[0])
         steps = 0
         while not state.is_terminal():
-            mask = state.legal_action_mask()
-            action = int(rng.choice(np.flatnonzero(mask)))
+            legal = np.flatnonzero(state.legal_action_mask())
+            action = int(legal[rng.integers(legal.size)])
             if state.phase == 2:  # a placement: legal by the rules on the table as it is now
                 row, col = divmod(action - game.actions.place_base, game.grid_size)
-                board = np.asarray(state.view(None)["board"])
                 assert brute_fits(board, state.chosen, state.orientation, row, col, game.min_contacts)
                 assert not (len(state.hands[state.current]) == 1 and T.IS_CHAMELEON[state.chosen])
+                made.append((state.chosen, state.orientation, row, col))
+                _lay(board, made[-1])
             state.apply(action)
             steps += 1
             assert steps < 2000
         every = sorted([t for h in state.hands for t in h] + state.bag + [p.tile for p in state.placements])
         assert every == list(range(T.NUM_TILES))
-        board = np.asarray(state.view(None)["board"])
+        assert [tuple(p) for p in state.placements] == [tuple(p) for p in made]
+        np.testing.assert_array_equal(state.view(None)["board"], board)
         assert (board != T.EMPTY).sum() == 3 * len(state.placements)  # no square covered twice
-        for p in state.placements:
-            assert all(board[r, c] != T.EMPTY for r, c in cells_of(p.orientation, p.row, p.col))
         assert any(state.finished) or state.idle_turns == game.num_players
+
+
+def _lay(board: np.ndarray, placement) -> None:
+    """Colour the placement's three cells on the test's own board; they must have been empty."""
+    tile, orientation, row, col = placement
+    colours = T.TILE_COLOURS[tile][::-1] if orientation % 2 else T.TILE_COLOURS[tile]
+    for (r, c), colour in zip(cells_of(orientation, row, col), colours):
+        assert board[r, c] == T.EMPTY, f"{placement} covers a square twice"
+        board[r, c] = colour
