@@ -6,6 +6,7 @@ same after a resume.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 
@@ -32,8 +33,10 @@ class SelfPlayCallback(BaseCallback):
         self.next_snapshot = next_multiple(step, cfg.opponents.snapshot_every)
         self.next_eval = next_multiple(step, cfg.evaluation.every)
         self.next_checkpoint = next_multiple(step, cfg.checkpoint.every)
-        if self.progress:
-            self.bar = tqdm(total=self.run.total_steps, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
+        if self.progress:  # PPO stops after the rollout that reaches the budget
+            rollout = self.model.n_steps * self.model.n_envs
+            end = step + math.ceil(max(0, self.run.total_steps - step) / rollout) * rollout
+            self.bar = tqdm(total=end, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
