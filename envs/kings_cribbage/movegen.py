@@ -3,29 +3,38 @@
 A move fills some empty cells of one row or column. After the move those cells and the board tiles between
 them form one maximal line `[a, b]` (the cells just outside it stay empty), so a move of 2+ tiles is fully
 described by its *window* `[a, b]` — the tiles fill exactly the window's empty cells — plus the faces laid
-there. Windows are found with numpy; for each window the rack's face multisets that make the window a valid
-hand are looked up once (cached by the board tiles' hand key), their distinct orderings are checked
-against the perpendicular hands through each empty cell in one vectorised step. One-tile moves have no
-direction and are enumerated separately, cell by cell.
+there. Rows and columns are handled together as 2n lines (rows first, then the columns). Windows sharing a
+*group* (their board tiles' hand key, colour state and number of empty cells) accept the same rack combos
+(rack.py), so combos are checked once per group with one batched table lookup, then every window of the
+group is paired with every ordering of its combos and the pairs are checked against the hands across each
+empty cell in one vectorised step. One-tile moves have no direction and are enumerated cell by cell. No
+step loops in Python over windows or combos: a turn costs a fixed number of numpy calls.
 
 A move is a sequence of place actions `face * cells + cell` in increasing cell order: one move, one sequence.
+Moves are listed rows before columns, groups by ascending tile count (in the order each count first occurs)
+and key, then window, combo and ordering, one-tile moves last; heuristics break ties by this order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations, permutations, product
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
-from envs.kings_cribbage.scoring import HAND_POINTS, INVALID, MAX_HAND, PRIMES
-from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, FACES_OF_KIND, NUM_FACES, RACK_SIZE
+from envs.kings_cribbage.rack import FACE_PRIME, MIXED, RackCombos, rack_combos
+from envs.kings_cribbage.scoring import INVALID, MAX_HAND, PRIMES, hand_points, plus_one_points
+from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, NUM_FACES, RACK_SIZE
 
 FIRST_MOVE_BONUS = 10
 FULL_RACK_BONUS = 10
 ONE_COLOUR_BONUS = 10
-MIXED, NO_TILES = -1, 2  # colour states of a set of tiles besides LIGHT (0) / DARK (1)
+NO_TILES = 2  # colour state of an empty set of tiles besides LIGHT (0) / DARK (1) / MIXED (-1)
+_PRIME = np.array(PRIMES, dtype=np.int64)
+_PRIME[0] = 1  # empty cells multiply by 1
+_SPAN = np.arange(MAX_HAND)
+_FAR = 1 << 20  # past every position
 
 
 @dataclass(frozen=True)
@@ -40,257 +49,153 @@ class MoveSet:
         return len(self.lengths)
 
 
-def _colour_state(colours: Sequence[int]) -> int:
-    if not colours:
-        return NO_TILES
-    first = colours[0]
-    return first if all(c == first for c in colours) else MIXED
+EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
-def _one_colour_bonus(length: int, fixed_state: int, new_state: int) -> int:
-    """+10 when the finished hand has exactly 5 tiles, all of one colour."""
-    if length != MAX_HAND or new_state == MIXED or fixed_state == MIXED:
-        return 0
-    return ONE_COLOUR_BONUS if fixed_state in (NO_TILES, new_state) else 0
+def _colour_state(tiles: np.ndarray, lights: np.ndarray) -> np.ndarray:
+    return np.where(tiles == 0, NO_TILES, np.where(lights == tiles, 0, np.where(lights == 0, 1, MIXED)))
 
 
-_PERMS: dict[tuple[int, ...], np.ndarray] = {}
-_PRIME_ARRAY = np.array([1, *PRIMES[1:]], dtype=np.int64)  # empty cells (0) multiply by 1
-_ARANGE = np.arange(MAX_HAND)
+def _one_colour_bonus(length, fixed_state, new_state) -> np.ndarray:
+    """+10 where the finished hand has exactly 5 tiles, all of one colour."""
+    same = (new_state != MIXED) & ((fixed_state == NO_TILES) | (fixed_state == new_state))
+    return np.where((length == MAX_HAND) & same, ONE_COLOUR_BONUS, 0)
 
 
-def _orderings(faces: tuple[int, ...]) -> np.ndarray:
-    """Distinct orderings of a face multiset as an (m, k) array (cached across turns)."""
-    perms = _PERMS.get(faces)
-    if perms is None:
-        perms = np.array(sorted(set(permutations(faces))), dtype=np.int64)
-        _PERMS[faces] = perms
-    return perms
+def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For blocks of `counts` items laid end to end: each item's block and its index inside the block."""
+    block = np.repeat(np.arange(len(counts)), counts)
+    return block, np.arange(len(block)) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
-class _Rack:
-    """The rack's face multisets by size, as (distinct orderings, hand key, colour state)."""
-
-    def __init__(self, rack: Sequence[int]):
-        self.size = len(rack)
-        self.faces = sorted({f for kind in rack for f in FACES_OF_KIND[kind]})
-        self.combos: dict[int, list[tuple[tuple[int, ...], int, int]]] = {}
-        ordered = sorted(rack)
-        for k in range(2, min(MAX_HAND, self.size) + 1):
-            seen = set()
-            for kinds in set(combinations(ordered, k)):
-                for faces in product(*(FACES_OF_KIND[kind] for kind in kinds)):
-                    seen.add(tuple(sorted(faces)))
-            combos = []
-            for faces in sorted(seen):
-                key = 1
-                for f in faces:
-                    key *= PRIMES[FACE_VALUE[f]]
-                combos.append((_orderings(faces), key, _colour_state([int(FACE_COLOUR[f]) for f in faces])))
-            self.combos[k] = combos
+@lru_cache(maxsize=None)
+def _offsets(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Padded-line indices for a board of size n: window cells [s, s + 5), the 5 cells beside each cell on
+    either side (nearest first), and which windows [s, s + L) fit on the board."""
+    window = MAX_HAND + np.arange(n)[:, None] + _SPAN
+    beside = MAX_HAND + np.arange(n)[:, None, None] + np.array([-1, 1])[:, None] * (_SPAN + 1)
+    return window, beside, window + 1 <= MAX_HAND + n
 
 
-class _Generator:
-    """One turn's enumeration over a board (values 0 = empty, colours) and a rack of kinds.
+class _Board:
+    """The board as 2n lines (rows, then columns), each padded with MAX_HAND empty cells on both sides."""
 
-    Orientation 0 reads the board as it is (windows along rows); orientation 1 reads its transpose
-    (windows along columns). In both, "across" means along axis 0 of that orientation's grid."""
-
-    def __init__(self, values: np.ndarray, colours: np.ndarray, rack: Sequence[int]):
-        self.size = values.shape[0]
-        self.cells = self.size * self.size
+    def __init__(self, values: np.ndarray, colours: np.ndarray):
+        n = self.size = values.shape[0]
+        self.cells = n * n
         self.first = not values.any()
-        self.rack = _Rack(rack)
-        self.values = {0: values.astype(np.int64), 1: values.T.astype(np.int64)}
-        self.colours = {0: colours.astype(np.int64), 1: colours.T.astype(np.int64)}
-        self.window_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray] | None] = {}
-        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
-        self.across = {o: self.across_table(o) for o in (0, 1)}
+        self.window, beside, self.fits = _offsets(n)
+        padded = np.zeros((2 * n, n + 2 * MAX_HAND), dtype=np.int64)  # value + 16 for a dark tile
+        padded[:n, MAX_HAND : MAX_HAND + n] = values + 16 * colours
+        padded[n:, MAX_HAND : MAX_HAND + n] = padded[:n, MAX_HAND : MAX_HAND + n].T
+        padded[padded == 16] = 0
+        self.occ = padded > 0
+        self.light = self.occ & (padded < 16)
+        self.prime = _PRIME[padded % 16]
+        # the tiles beside each cell along its line, outward from it on both sides
+        alive = np.logical_and.accumulate(self.occ[:, beside], axis=3)
+        tiles = alive.sum((2, 3))
+        key = np.where(alive, self.prime[:, beside], 1).prod((2, 3))
+        lights = (alive & self.light[:, beside]).sum((2, 3))
+        self.touch_along = (tiles > 0) & ~self.occ[:, MAX_HAND : MAX_HAND + n]
+        along = self._hands_along(tiles, key, lights)
+        # across[l, p, f]: the hand across line l at position p (along the perpendicular line), flattened;
+        # the last face column (read by the padding face -1) is 0
+        self.across = np.concatenate([along[n:].transpose(1, 0, 2), along[:n].transpose(1, 0, 2)]).reshape(-1)
+        self.touch_across = np.zeros(self.occ.shape, dtype=bool)
+        self.touch_across[:n, MAX_HAND : MAX_HAND + n] = self.touch_along[n:].T
+        self.touch_across[n:, MAX_HAND : MAX_HAND + n] = self.touch_along[:n].T
 
-    # --- hands across the line ------------------------------------------------------------------
-    def across_table(self, orient: int) -> np.ndarray:
-        """(n, n, faces) points of the hand a face makes across each empty cell: 0 where no tile touches
-        the cell across, INVALID where that face would make the hand invalid (or longer than 5)."""
-        n = self.size
-        table = np.zeros((n, n, NUM_FACES), dtype=np.int64)
-        values, colours = self.values[orient].tolist(), self.colours[orient].tolist()
-        occ = self.values[orient] > 0
-        touching = np.zeros_like(occ)
-        touching[1:] |= occ[:-1]
-        touching[:-1] |= occ[1:]
-        touching &= ~occ
-        for i, j in zip(*np.nonzero(touching)):
-            i, j = int(i), int(j)
-            line_key, tile_colours = 1, []
-            for step in (-1, 1):
-                r = i + step
-                while 0 <= r < n and values[r][j]:
-                    line_key *= PRIMES[values[r][j]]
-                    tile_colours.append(colours[r][j])
-                    r += step
-            row = table[i, j]
-            row[:] = INVALID
-            length = len(tile_colours) + 1
-            if length > MAX_HAND:
-                continue
-            state = _colour_state(tile_colours)
-            for f in self.rack.faces:
-                points = HAND_POINTS[line_key * PRIMES[FACE_VALUE[f]]]
-                if points != INVALID:
-                    row[f] = points + _one_colour_bonus(length, state, int(FACE_COLOUR[f]))
+    def _hands_along(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
+        """(2n, n, faces + 1) points of the hand a face makes with the tiles beside an empty cell along its
+        line: 0 without such tiles, INVALID for an invalid or too long hand, 0 in the last column."""
+        touch = self.touch_along
+        t = tiles[touch]
+        points = plus_one_points(key[touch])[:, FACE_VALUE]
+        bonus = _one_colour_bonus(t[:, None] + 1, _colour_state(t, lights[touch])[:, None], FACE_COLOUR[None, :])
+        table = np.zeros(touch.shape + (NUM_FACES + 1,), dtype=np.int64)
+        table[touch, :NUM_FACES] = np.where(points == INVALID, INVALID, points + bonus)
         return table
 
-    # --- moves of 2+ tiles ----------------------------------------------------------------------
-    def window_faces(self, fixed_key: int, fixed_state: int, length: int, k: int):
-        """Orderings of rack faces that make a valid hand with the window's board tiles, and its points."""
-        key = (fixed_key, fixed_state, k)
-        if key in self.window_cache:
-            return self.window_cache[key]
-        chosen, points = [], []
-        for perms, combo_key, state in self.rack.combos.get(k, ()):
-            hand = HAND_POINTS[fixed_key * combo_key]
-            if hand != INVALID:
-                chosen.append(perms)
-                points.append(hand + _one_colour_bonus(length, fixed_state, state))
-        result = None
-        if chosen:
-            sizes = [len(p) for p in chosen]
-            perms = chosen[0] if len(chosen) == 1 else np.concatenate(chosen)
-            result = (perms, np.repeat(np.array(points, dtype=np.int64), sizes))
-        self.window_cache[key] = result
-        return result
+    def windows(self, most: int) -> tuple[np.ndarray, ...]:
+        """Candidate windows as (line, start, length, board tiles' key, their colour state, empty cells), in
+        line, start, length order: 2..`most` empty cells, inside the board, the cells just outside empty, and
+        after the first move holding or touching a board tile."""
+        window = self.window
+        tiles = np.cumsum(self.occ[:, window], axis=2)  # [l, s, L - 1]: window [s, s + L)
+        empties = _SPAN + 1 - tiles
+        ok = (empties >= 2) & (empties <= most) & self.fits & ~self.occ[:, window + 1]
+        ok &= ~self.occ[:, window[:, :1] - 1]
+        if not self.first:
+            ok &= (tiles > 0) | np.logical_or.accumulate(self.touch_across[:, window], axis=2)
+        line, start, last = np.nonzero(ok)
+        cells = window[start]
+        inside = _SPAN <= last[:, None]
+        fixed, empty = tiles[line, start, last], empties[line, start, last]
+        key = np.where(inside, self.prime[line[:, None], cells], 1).prod(1)
+        lights = (inside & self.light[line[:, None], cells]).sum(1)
+        return line, start, last + 1, key, _colour_state(fixed, lights), empty
 
-    def windows(self, orient: int) -> tuple[np.ndarray, ...]:
-        """Candidate windows as flat arrays (lines, starts, lengths, codes): a code packs the board tiles'
-        hand key, their colour state and the number of empty cells, which together fix the window's faces."""
+    def window_moves(self, rack: RackCombos, rack_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(actions, lengths, points) of every legal move of 2+ tiles."""
         n = self.size
-        values, colours = self.values[orient], self.colours[orient]
-        occ = values > 0
-        primes = _PRIME_ARRAY[values]
-        light = (occ & (colours == 0)).astype(np.int64)
-        touching = np.zeros_like(occ)
-        touching[1:] |= occ[:-1]
-        touching[:-1] |= occ[1:]
-        touching &= ~occ
-        padded = np.zeros((n, n + 2), dtype=bool)
-        padded[:, 1:-1] = occ
-        most = min(MAX_HAND, self.rack.size)
-        found = []
-        for length in range(2, min(MAX_HAND, n) + 1):
-            width = n - length + 1
-            key = primes[:, :width].copy()
-            tiles = occ[:, :width].astype(np.int64)
-            lights = light[:, :width].copy()
-            touches = touching[:, :width].copy()
-            for d in range(1, length):
-                key *= primes[:, d : d + width]
-                tiles += occ[:, d : d + width]
-                lights += light[:, d : d + width]
-                touches |= touching[:, d : d + width]
-            empties = length - tiles
-            ok = (empties >= 2) & (empties <= most) & ~padded[:, :width] & ~padded[:, length + 1 : length + 1 + width]
-            if not self.first:
-                ok &= (tiles > 0) | touches
-            lines, starts = np.nonzero(ok)
-            if not len(lines):
-                continue
-            t, li = tiles[lines, starts], lights[lines, starts]
-            state = np.where(t == 0, NO_TILES, np.where(li == t, 0, np.where(li == 0, 1, MIXED)))
-            code = (key[lines, starts] * 4 + state + 1) * 8 + empties[lines, starts]
-            found.append((lines, starts, np.full(len(lines), length), code))
-        if not found:
-            return ()
-        return tuple(np.concatenate(parts) for parts in zip(*found))
+        line, start, length, key, state, empties = self.windows(min(MAX_HAND, rack_size))
+        # every window against the rack's combos of its size: one table lookup
+        pair_window, local = _ragged(rack.combos_of[empties + 1] - rack.combos_of[empties])
+        pair_combo = rack.combos_of[empties[pair_window]] + local
+        hand = hand_points(key[pair_window] * rack.key[pair_combo])
+        valid = hand != INVALID
+        pair_window, pair_combo = pair_window[valid], pair_combo[valid]
+        points = hand[valid] + _one_colour_bonus(length[pair_window], state[pair_window], rack.state[pair_combo])
+        # order: rows before columns, tile counts in the order their smallest group code comes, group code
+        code = (((key * 4 + state + 1) * 8 + empties) + ((line >= n).astype(np.int64) << 40))[pair_window]
+        count_class = (line[pair_window] >= n) * 8 + empties[pair_window]
+        class_first = np.full(16, np.iinfo(np.int64).max)
+        np.minimum.at(class_first, count_class, code)
+        order = np.lexsort((code, class_first[count_class]))
+        pair_window, pair_combo, points = pair_window[order], pair_combo[order], points[order]
+        points += FULL_RACK_BONUS * (empties[pair_window] == RACK_SIZE) + FIRST_MOVE_BONUS * self.first
+        # each window's empty cells: index of their across hands, their cell (padding: see below)
+        span = start[:, None] + _SPAN
+        empty = (_SPAN < length[:, None]) & ~self.occ[line[:, None], span + MAX_HAND]
+        pos = np.sort(np.where(empty, span, _FAR), axis=1)
+        pad = pos == _FAR
+        pos[pad] = 0
+        across_at = np.where(pad, NUM_FACES + 1, ((line[:, None] * n + pos) * (NUM_FACES + 1)))
+        cell = np.where(line[:, None] < n, line[:, None] * n + pos, pos * n + line[:, None] - n)
+        cell[pad] = self.cells - 1  # face -1 makes action -1
+        # every valid (window, combo) with every ordering of the combo
+        pair, at = _ragged(rack.count[pair_combo])
+        faces = rack.orderings[rack.start[pair_combo][pair] + at]
+        window = pair_window[pair]
+        points = points[pair]
+        if not self.first:
+            gains = self.across[across_at[window] + faces]  # face -1 (padding) reads a 0
+            ok = np.flatnonzero(gains.min(1) >= 0)
+            faces, window, points = faces[ok], window[ok], points[ok] + gains[ok].sum(1)
+        return faces * self.cells + cell[window], empties[window], points
 
-    def add_windows(self, orient: int) -> None:
-        """Pair every candidate window with every ordering of rack faces that makes its main hand valid,
-        then keep the pairs whose hands across are valid too; one batch per number of empty cells."""
-        found = self.windows(orient)
-        if not found:
-            return
-        lines, starts, lengths, codes = found
-        unique, inverse = np.unique(codes, return_inverse=True)
-        members = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[members], np.arange(len(unique) + 1))
-        batches: dict[int, list] = {}
-        for u, code in enumerate(unique.tolist()):
-            rest, k = divmod(code, 8)
-            fixed_key, state = divmod(rest, 4)
-            windows = members[bounds[u] : bounds[u + 1]]
-            faces = self.window_faces(fixed_key, state - 1, int(lengths[windows[0]]), k)
-            if faces is not None:
-                batches.setdefault(k, []).append((windows, *faces))
-        occ = self.values[orient] > 0
-        span = starts[:, None] + _ARANGE
-        inside = _ARANGE[None, :] < lengths[:, None]
-        empty = inside & ~occ[lines[:, None], np.minimum(span, self.size - 1)]
-        for k, groups in batches.items():
-            window_ids = np.concatenate([g[0] for g in groups])
-            perms = np.concatenate([g[1] for g in groups])
-            points = np.concatenate([g[2] for g in groups])
-            n_windows = np.array([len(g[0]) for g in groups])
-            n_perms = np.array([len(g[1]) for g in groups])
-            pairs = n_windows * n_perms
-            group = np.repeat(np.arange(len(groups)), pairs)
-            local = np.arange(pairs.sum()) - np.repeat(np.cumsum(pairs) - pairs, pairs)
-            window = window_ids[np.repeat(np.cumsum(n_windows) - n_windows, pairs) + local // n_perms[group]]
-            perm = np.repeat(np.cumsum(n_perms) - n_perms, pairs) + local % n_perms[group]
-            pos = span[window][empty[window]].reshape(len(window), k)  # each window's empty cells, in order
-            faces = perms[perm]
-            total = points[perm]
-            if not self.first:
-                gains = self.across[orient][lines[window][:, None], pos, faces]
-                ok = (gains >= 0).all(1)
-                window, pos, faces, total = window[ok], pos[ok], faces[ok], total[ok] + gains[ok].sum(1)
-            line = lines[window][:, None]
-            cell = line * self.size + pos if orient == 0 else pos * self.size + line
-            bonus = (FIRST_MOVE_BONUS if self.first else 0) + (FULL_RACK_BONUS if k == RACK_SIZE else 0)
-            self.blocks.append((faces * self.cells + cell, total + bonus))
-
-    # --- one-tile moves -------------------------------------------------------------------------
-    def add_single_tiles(self) -> None:
-        occ = self.values[0] > 0
-        near = np.zeros_like(occ)
-        near[1:] |= occ[:-1]
-        near[:-1] |= occ[1:]
-        near[:, 1:] |= occ[:, :-1]
-        near[:, :-1] |= occ[:, 1:]
-        near &= ~occ
-        rows, cols = np.nonzero(near)
-        faces = np.array(self.rack.faces, dtype=np.int64)
-        vertical = self.across[0][rows, cols][:, faces]  # the column through each cell
-        horizontal = self.across[1][cols, rows][:, faces]  # the row through each cell
-        ok = (vertical >= 0) & (horizontal >= 0)
-        c, f = np.nonzero(ok)
-        if len(c):
-            actions = faces[f] * self.cells + rows[c] * self.size + cols[c]
-            self.blocks.append((actions[:, None], vertical[c, f] + horizontal[c, f]))
-
-    def run(self) -> MoveSet:
-        if self.rack.size:
-            for orient in (0, 1):
-                self.add_windows(orient)
-            if not self.first:
-                self.add_single_tiles()
-        if not self.blocks:
-            return EMPTY_MOVES
-        total = sum(len(p) for _, p in self.blocks)
-        actions = np.full((total, MAX_HAND), -1, dtype=np.int64)
-        lengths = np.empty(total, dtype=np.int64)
-        points = np.empty(total, dtype=np.int64)
-        at = 0
-        for acts, pts in self.blocks:
-            n, k = acts.shape
-            actions[at : at + n, :k] = acts
-            lengths[at : at + n] = k
-            points[at : at + n] = pts
-            at += n
-        return MoveSet(actions, lengths, points)
-
-
-EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    def single_tile_moves(self, rack: RackCombos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(actions, lengths, points) of every legal one-tile move: valid hands along and across the cell."""
+        n = self.size
+        rows, cols = np.nonzero(self.touch_along[:n] | self.touch_across[:n, MAX_HAND : MAX_HAND + n])
+        faces = np.array(rack.faces, dtype=np.int64)
+        across = self.across.reshape(2 * n, n, NUM_FACES + 1)
+        vertical = across[rows, cols][:, faces]
+        horizontal = across[n + cols, rows][:, faces]
+        cell, face = np.nonzero((vertical >= 0) & (horizontal >= 0))
+        actions = np.full((len(cell), MAX_HAND), -1, dtype=np.int64)
+        actions[:, 0] = faces[face] * self.cells + rows[cell] * n + cols[cell]
+        return actions, np.ones(len(cell), dtype=np.int64), vertical[cell, face] + horizontal[cell, face]
 
 
 def generate_moves(values: np.ndarray, colours: np.ndarray, rack: Sequence[int]) -> MoveSet:
     """Every legal move for a player holding `rack` (tile kinds) on this board (values 0 = empty)."""
-    return _Generator(np.asarray(values), np.asarray(colours), rack).run()
+    if not len(rack):
+        return EMPTY_MOVES
+    board = _Board(np.asarray(values), np.asarray(colours))
+    combos = rack_combos(tuple(sorted(int(k) for k in rack)))
+    parts = [board.window_moves(combos, len(rack))]
+    if not board.first:
+        parts.append(board.single_tile_moves(combos))
+    return MoveSet(*(np.concatenate(column) for column in zip(*parts)))

@@ -6,13 +6,17 @@ length once per distinct combination of tiles (3-3-4-5 holds two runs of three),
 shorter runs inside it. Ranks are 1 (A) .. 13 (K) with no wrap-around; order on the board is irrelevant.
 
 Move generation looks hands up by a *key*: the product of one prime per rank, which identifies a multiset of
-ranks and can be extended tile by tile with one multiplication.
+ranks and can be extended tile by tile with one multiplication. Every key of 2-5 tiles is scored once, at
+import, into a sorted table (`HAND_KEYS`, `HAND_SCORES`) that batches of keys are looked up in.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations_with_replacement, product
 from typing import Iterable, Sequence
+
+import numpy as np
 
 from envs.kings_cribbage.tiles import NUM_RANKS, face_value
 
@@ -92,23 +96,67 @@ def hand_key(ranks: Iterable[int]) -> int:
     return key
 
 
-def _ranks_of_key(key: int) -> list[int]:
-    ranks = []
-    for rank in range(1, NUM_RANKS + 1):
-        while key % PRIMES[rank] == 0:
-            ranks.append(rank)
-            key //= PRIMES[rank]
-    return ranks
+def _every_hand() -> np.ndarray:
+    """Every multiset of 2-5 ranks (8,554) as a row of 5 sorted ranks padded with 0."""
+    rows = [
+        hand + (0,) * (MAX_HAND - size)
+        for size in range(MIN_HAND, MAX_HAND + 1)
+        for hand in combinations_with_replacement(range(1, NUM_RANKS + 1), size)
+    ]
+    return np.array(rows, dtype=np.int64)
 
 
-class _HandTable(dict):
-    """key -> points of the hand, or INVALID if some tile does not contribute; filled on first use."""
+def _table() -> tuple[np.ndarray, np.ndarray]:
+    """(sorted hand keys, points or INVALID) of every hand, counted over the 31 subsets of its tiles at once.
 
-    def __missing__(self, key: int) -> int:
-        ranks = _ranks_of_key(key)
-        value = score_crib_hand(ranks) if is_valid_hand(ranks) else INVALID
-        self[key] = value
-        return value
+    The same count as `score_crib_hand`, written for numpy so the table costs milliseconds, not a Python
+    call per hand: fifteens and pairs are subsets, runs are the subsets of the longest run length present
+    (with at most 5 tiles there is only one run of distinct ranks). A tile contributes if a scoring subset
+    holds it."""
+    ranks = _every_hand()
+    real = ranks > 0
+    subsets = np.array(list(product((False, True), repeat=MAX_HAND))[1:])  # (31, 5)
+    size = subsets.sum(1)
+    usable = ~(subsets[None] & ~real[:, None]).any(2)  # (hands, subsets): only real tiles
+    picked = np.where(subsets[None], ranks[:, None], 0)
+    low = np.where(subsets[None], ranks[:, None], NUM_RANKS + 1).min(2)
+    high = picked.max(2)
+    seen = np.bitwise_or.reduce(np.where(subsets[None], 1 << ranks[:, None], 0), axis=2)  # a bit per rank
+    fifteen = usable & (np.minimum(picked, 10).sum(2) == 15)
+    pair = usable & (size == 2) & (low == high)
+    run = usable & (size >= 3) & (high - low == size - 1) & (seen == (1 << (high + 1)) - (1 << low))
+    longest = np.where(run, size, 0).max(1)
+    run &= size == longest[:, None]
+    points = 2 * fifteen.sum(1) + 2 * pair.sum(1) + longest * run.sum(1)
+    scoring = fifteen | pair | run
+    contributes = (scoring[:, :, None] & subsets[None]).any(1)
+    valid = (contributes | ~real).all(1)
+    keys = np.array(PRIMES, dtype=np.int64)[ranks].prod(1, where=real)
+    order = np.argsort(keys)
+    return keys[order], np.where(valid, points, INVALID)[order]
 
 
-HAND_POINTS = _HandTable()
+HAND_KEYS, HAND_SCORES = _table()
+HAND_POINTS = dict(zip(HAND_KEYS.tolist(), HAND_SCORES.tolist()))  # key -> points, or INVALID
+
+
+def hand_points(keys: np.ndarray) -> np.ndarray:
+    """Points of a batch of hand keys: INVALID where a tile does not contribute or the key is no 2-5 tile hand."""
+    at = np.minimum(np.searchsorted(HAND_KEYS, keys), len(HAND_KEYS) - 1)
+    return np.where(HAND_KEYS[at] == keys, HAND_SCORES[at], INVALID)
+
+
+def _plus_one_table() -> tuple[np.ndarray, np.ndarray]:
+    """(sorted keys of every multiset of 1-4 ranks, points of that hand plus one tile of rank r in column r)."""
+    keys = np.sort([hand_key(h) for size in range(1, MAX_HAND) for h in combinations_with_replacement(range(1, NUM_RANKS + 1), size)])
+    return keys, hand_points(keys[:, None] * np.array(PRIMES, dtype=np.int64)[None, :])  # column 0: key 0, INVALID
+
+
+PART_KEYS, PLUS_ONE = _plus_one_table()
+
+
+def plus_one_points(keys: np.ndarray) -> np.ndarray:
+    """(len(keys), 14): points of each hand of 1-4 tiles plus a tile of rank r (column r); INVALID rows for
+    keys of 5 or more tiles. Scores every cell beside a line at once with one lookup per cell."""
+    at = np.minimum(np.searchsorted(PART_KEYS, keys), len(PART_KEYS) - 1)
+    return np.where((PART_KEYS[at] == keys)[:, None], PLUS_ONE[at], INVALID)

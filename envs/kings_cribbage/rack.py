@@ -1,0 +1,100 @@
+"""The rack side of move generation: every multiset of faces a rack can lay as 2-5 tiles, with its orderings.
+
+Combos are listed by size, then by their sorted faces (the order the move list follows). A combo's distinct
+orderings depend only on which of its sorted faces are equal (its *pattern*), so they are precomputed once
+per pattern as index rows into the sorted faces and gathered per rack; a rack's tables are cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import permutations, product
+
+import numpy as np
+
+from envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, PRIMES
+from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, FACES_OF_KIND, NUM_FACES
+
+MIXED = -1  # colour state of tiles of both colours (LIGHT 0 / DARK 1 otherwise)
+FACE_PRIME = np.array(PRIMES, dtype=np.int64)[FACE_VALUE]
+_PAD = NUM_FACES  # sorts after every face while combos are built; -1 in the finished tables
+
+
+def _pattern_orderings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pattern code (size * 16 + bit i-1 set when sorted faces i-1 and i are equal): the distinct
+    orderings as rows of indices into the sorted faces (padded with MAX_HAND), their start and count."""
+    rows, start, count = [], np.zeros(16 * (MAX_HAND + 1), dtype=np.int64), np.zeros(16 * (MAX_HAND + 1), dtype=np.int64)
+    for size in range(MIN_HAND, MAX_HAND + 1):
+        for bits in range(1 << (size - 1)):
+            labels, first = [0], [0]
+            for i in range(1, size):
+                if not bits >> (i - 1) & 1:
+                    first.append(i)
+                labels.append(len(first) - 1)
+            code = size * 16 + bits
+            start[code] = len(rows)
+            for order in sorted(set(permutations(labels))):  # label order = face order: same sorting
+                rows.append([first[label] for label in order] + [MAX_HAND] * (MAX_HAND - size))
+            count[code] = len(rows) - start[code]
+    return np.array(rows, dtype=np.int64), start, count
+
+
+_ORDER_ROWS, _ORDER_START, _ORDER_COUNT = _pattern_orderings()
+_CHOICES = {n: np.array(list(product(range(3), repeat=n)), dtype=np.int64) for n in range(MAX_HAND + 1)}
+
+
+@dataclass(frozen=True)
+class RackCombos:
+    """Combo c: `size[c]` faces, hand `key[c]`, colour state `state[c]`, orderings `orderings[start[c]:][:count[c]]`
+    (rows of faces padded with -1); combos of size k are `combos_of[k]:combos_of[k + 1]`."""
+
+    faces: tuple[int, ...]  # the distinct faces of the rack, sorted
+    size: np.ndarray
+    key: np.ndarray
+    state: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    orderings: np.ndarray
+    combos_of: np.ndarray
+
+
+@lru_cache(maxsize=4096)
+def rack_combos(rack: tuple[int, ...]) -> RackCombos:
+    """The combos of a rack of kinds (sorted tuple): one choice per tile among absent / its faces, deduplicated."""
+    options = np.full((len(rack), 3), -1, dtype=np.int64)
+    options[:, 0] = _PAD
+    for i, kind in enumerate(rack):
+        options[i, 1 : 1 + len(FACES_OF_KIND[kind])] = FACES_OF_KIND[kind]
+    chosen = options[np.arange(len(rack)), _CHOICES[len(rack)]]
+    size = (chosen != _PAD).sum(1)
+    chosen = np.sort(chosen[(chosen >= 0).all(1) & (size >= MIN_HAND)], axis=1)
+    chosen = np.hstack([chosen, np.full((len(chosen), MAX_HAND - len(rack)), _PAD)])
+    size = (chosen != _PAD).sum(1)
+    code = size
+    for column in chosen.T:
+        code = code * (_PAD + 1) + column
+    chosen = chosen[np.unique(code, return_index=True)[1]]  # by size, then sorted faces
+    size = (chosen != _PAD).sum(1)
+    real = chosen != _PAD
+    faces = np.where(real, chosen, -1)
+    colour = np.where(real, FACE_COLOUR[faces], -1)
+    light = (colour == 0).sum(1)
+    state = np.where(light == size, 0, np.where(light == 0, 1, MIXED))
+    equal = (chosen[:, 1:] == chosen[:, :-1]) & real[:, 1:]
+    pattern = size * 16 + (equal * (1 << np.arange(MAX_HAND - 1))).sum(1)
+    count = _ORDER_COUNT[pattern]
+    start = np.cumsum(count) - count
+    rows = np.repeat(_ORDER_START[pattern] - start, count) + np.arange(count.sum())
+    padded = np.hstack([faces, np.full((len(faces), 1), -1)])
+    orderings = padded[np.repeat(np.arange(len(faces)), count)[:, None], _ORDER_ROWS[rows]]
+    return RackCombos(
+        faces=tuple(sorted({f for kind in rack for f in FACES_OF_KIND[kind]})),
+        size=size,
+        key=np.where(real, FACE_PRIME[faces], 1).prod(1),
+        state=state,
+        start=start,
+        count=count,
+        orderings=orderings,
+        combos_of=np.searchsorted(size, np.arange(MAX_HAND + 2)),
+    )
