@@ -23,18 +23,20 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.kings_cribbage.rack import FACE_PRIME, MIXED, RackCombos, rack_combos
-from envs.kings_cribbage.scoring import INVALID, MAX_HAND, PRIMES, hand_points, plus_one_points
-from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, NUM_FACES, RACK_SIZE
+from envs.kings_cribbage.rack import FACE_KEY, MIXED, RackCombos, rack_combos
+from envs.kings_cribbage.scoring import INVALID, MAX_HAND, TILE_KEY, hand_points
+from envs.kings_cribbage.tiles import FACE_COLOUR, NUM_FACES, RACK_SIZE
 
 FIRST_MOVE_BONUS = 10
 FULL_RACK_BONUS = 10
 ONE_COLOUR_BONUS = 10
 NO_TILES = 2  # colour state of an empty set of tiles besides LIGHT (0) / DARK (1) / MIXED (-1)
-_PRIME = np.array(PRIMES, dtype=np.int64)
-_PRIME[0] = 1  # empty cells multiply by 1
+_TILE_KEY = np.array((0, *TILE_KEY[1:]), dtype=np.int64)  # by value; empty cells (0) add nothing
+# by value: the earlier generator's key (a product of primes), which still orders groups in the move list
+_ORDER_PRIME = np.array((1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41), dtype=np.int64)
 _SPAN = np.arange(MAX_HAND)
 _FAR = 1 << 20  # past every position
+BLOCKED = -(1 << 20)  # a face that makes an invalid hand across: any sum of gains holding it stays negative
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,12 @@ class _Board:
         padded[padded == 16] = 0
         self.occ = padded > 0
         self.light = self.occ & (padded < 16)
-        self.prime = _PRIME[padded % 16]
+        self.key = _TILE_KEY[padded % 16]
+        self.order_prime = _ORDER_PRIME[padded % 16]
         # the tiles beside each cell along its line, outward from it on both sides
         alive = np.logical_and.accumulate(self.occ[:, beside], axis=3)
         tiles = alive.sum((2, 3))
-        key = np.where(alive, self.prime[:, beside], 1).prod((2, 3))
+        key = np.where(alive, self.key[:, beside], 0).sum((2, 3))
         lights = (alive & self.light[:, beside]).sum((2, 3))
         self.touch_along = (tiles > 0) & ~self.occ[:, MAX_HAND : MAX_HAND + n]
         along = self._hands_along(tiles, key, lights)
@@ -108,17 +111,17 @@ class _Board:
 
     def _hands_along(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
         """(2n, n, faces + 1) points of the hand a face makes with the tiles beside an empty cell along its
-        line: 0 without such tiles, INVALID for an invalid or too long hand, 0 in the last column."""
+        line: 0 without such tiles, BLOCKED for an invalid or too long hand, 0 in the last column."""
         touch = self.touch_along
         t = tiles[touch]
-        points = plus_one_points(key[touch])[:, FACE_VALUE]
+        points = hand_points(key[touch][:, None] + FACE_KEY)
         bonus = _one_colour_bonus(t[:, None] + 1, _colour_state(t, lights[touch])[:, None], FACE_COLOUR[None, :])
         table = np.zeros(touch.shape + (NUM_FACES + 1,), dtype=np.int64)
-        table[touch, :NUM_FACES] = np.where(points == INVALID, INVALID, points + bonus)
+        table[touch, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
         return table
 
     def windows(self, most: int) -> tuple[np.ndarray, ...]:
-        """Candidate windows as (line, start, length, board tiles' key, their colour state, empty cells), in
+        """Candidate windows as (line, start, length, board tiles' key and order key, their colour state, empty cells), in
         line, start, length order: 2..`most` empty cells, inside the board, the cells just outside empty, and
         after the first move holding or touching a board tile."""
         window = self.window
@@ -132,23 +135,24 @@ class _Board:
         cells = window[start]
         inside = _SPAN <= last[:, None]
         fixed, empty = tiles[line, start, last], empties[line, start, last]
-        key = np.where(inside, self.prime[line[:, None], cells], 1).prod(1)
+        key = np.where(inside, self.key[line[:, None], cells], 0).sum(1)
+        order_key = np.where(inside, self.order_prime[line[:, None], cells], 1).prod(1)
         lights = (inside & self.light[line[:, None], cells]).sum(1)
-        return line, start, last + 1, key, _colour_state(fixed, lights), empty
+        return line, start, last + 1, key, order_key, _colour_state(fixed, lights), empty
 
     def window_moves(self, rack: RackCombos, rack_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, lengths, points) of every legal move of 2+ tiles."""
         n = self.size
-        line, start, length, key, state, empties = self.windows(min(MAX_HAND, rack_size))
+        line, start, length, key, order_key, state, empties = self.windows(min(MAX_HAND, rack_size))
         # every window against the rack's combos of its size: one table lookup
         pair_window, local = _ragged(rack.combos_of[empties + 1] - rack.combos_of[empties])
         pair_combo = rack.combos_of[empties[pair_window]] + local
-        hand = hand_points(key[pair_window] * rack.key[pair_combo])
+        hand = hand_points(key[pair_window] + rack.key[pair_combo])
         valid = hand != INVALID
         pair_window, pair_combo = pair_window[valid], pair_combo[valid]
         points = hand[valid] + _one_colour_bonus(length[pair_window], state[pair_window], rack.state[pair_combo])
         # order: rows before columns, tile counts in the order their smallest group code comes, group code
-        code = (((key * 4 + state + 1) * 8 + empties) + ((line >= n).astype(np.int64) << 40))[pair_window]
+        code = (((order_key * 4 + state + 1) * 8 + empties) + ((line >= n).astype(np.int64) << 40))[pair_window]
         count_class = (line[pair_window] >= n) * 8 + empties[pair_window]
         class_first = np.full(16, np.iinfo(np.int64).max)
         np.minimum.at(class_first, count_class, code)
@@ -171,8 +175,9 @@ class _Board:
         points = points[pair]
         if not self.first:
             gains = self.across[across_at[window] + faces]  # face -1 (padding) reads a 0
-            ok = np.flatnonzero(gains.min(1) >= 0)
-            faces, window, points = faces[ok], window[ok], points[ok] + gains[ok].sum(1)
+            gains = gains[:, 0] + gains[:, 1] + gains[:, 2] + gains[:, 3] + gains[:, 4]  # < 0 if one is BLOCKED
+            ok = np.flatnonzero(gains >= 0)
+            faces, window, points = faces[ok], window[ok], points[ok] + gains[ok]
         return faces * self.cells + cell[window], empties[window], points
 
     def single_tile_moves(self, rack: RackCombos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -183,7 +188,7 @@ class _Board:
         across = self.across.reshape(2 * n, n, NUM_FACES + 1)
         vertical = across[rows, cols][:, faces]
         horizontal = across[n + cols, rows][:, faces]
-        cell, face = np.nonzero((vertical >= 0) & (horizontal >= 0))
+        cell, face = np.nonzero(vertical + horizontal >= 0)
         actions = np.full((len(cell), MAX_HAND), -1, dtype=np.int64)
         actions[:, 0] = faces[face] * self.cells + rows[cell] * n + cols[cell]
         return actions, np.ones(len(cell), dtype=np.int64), vertical[cell, face] + horizontal[cell, face]

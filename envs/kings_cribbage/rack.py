@@ -2,7 +2,8 @@
 
 Combos are listed by size, then by their sorted faces (the order the move list follows). A combo's distinct
 orderings depend only on which of its sorted faces are equal (its *pattern*), so they are precomputed once
-per pattern as index rows into the sorted faces and gathered per rack; a rack's tables are cached.
+per pattern as index rows into the sorted faces. Racks offering the same choices (which of their sorted
+distinct faces each tile may show) share a cached template that is relabelled with the rack's faces.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from itertools import permutations, product
 
 import numpy as np
 
-from envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, PRIMES
+from envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, TILE_KEY
 from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, FACES_OF_KIND, NUM_FACES
 
 MIXED = -1  # colour state of tiles of both colours (LIGHT 0 / DARK 1 otherwise)
-FACE_PRIME = np.array(PRIMES, dtype=np.int64)[FACE_VALUE]
+FACE_KEY = np.array(TILE_KEY, dtype=np.int64)[FACE_VALUE]  # a face's share of a hand key
 _PAD = NUM_FACES  # sorts after every face while combos are built; -1 in the finished tables
 
 
@@ -42,6 +43,8 @@ def _pattern_orderings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 _ORDER_ROWS, _ORDER_START, _ORDER_COUNT = _pattern_orderings()
 _CHOICES = {n: np.array(list(product(range(3), repeat=n)), dtype=np.int64) for n in range(MAX_HAND + 1)}
+_KEY_OF = np.append(FACE_KEY, 0)  # indexed by face, -1 (padding) last
+_LIGHT_OF = np.append(FACE_COLOUR == 0, False)
 
 
 @dataclass(frozen=True)
@@ -59,42 +62,62 @@ class RackCombos:
     combos_of: np.ndarray
 
 
-@lru_cache(maxsize=4096)
 def rack_combos(rack: tuple[int, ...]) -> RackCombos:
-    """The combos of a rack of kinds (sorted tuple): one choice per tile among absent / its faces, deduplicated."""
-    options = np.full((len(rack), 3), -1, dtype=np.int64)
+    """The combos of a rack of kinds (sorted tuple). Racks whose tiles offer the same choices among their
+    sorted distinct faces share one template of face indices; only the relabelling is per rack."""
+    faces = tuple(sorted({f for kind in rack for f in FACES_OF_KIND[kind]}))
+    template = _template(tuple(tuple(faces.index(f) for f in FACES_OF_KIND[kind]) for kind in rack))
+    label = np.array(faces + (-1,), dtype=np.int64)
+    combo = label[template.faces]
+    light = _LIGHT_OF[combo].sum(1)
+    return RackCombos(
+        faces=faces,
+        size=template.size,
+        key=_KEY_OF[combo].sum(1),
+        state=np.where(light == template.size, 0, np.where(light == 0, 1, MIXED)),
+        start=template.start,
+        count=template.count,
+        orderings=label[template.orderings],
+        combos_of=template.combos_of,
+    )
+
+
+@dataclass(frozen=True)
+class _Template:
+    """A rack's combos with faces as indices into its sorted distinct faces (-1: padding)."""
+
+    faces: np.ndarray
+    size: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    orderings: np.ndarray
+    combos_of: np.ndarray
+
+
+@lru_cache(maxsize=None)
+def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> _Template:
+    """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces."""
+    tiles = len(options_of_tile)
+    options = np.full((tiles, 3), -1, dtype=np.int64)
     options[:, 0] = _PAD
-    for i, kind in enumerate(rack):
-        options[i, 1 : 1 + len(FACES_OF_KIND[kind])] = FACES_OF_KIND[kind]
-    chosen = options[np.arange(len(rack)), _CHOICES[len(rack)]]
+    for i, faces in enumerate(options_of_tile):
+        options[i, 1 : 1 + len(faces)] = faces
+    chosen = options[np.arange(tiles), _CHOICES[tiles]]
     size = (chosen != _PAD).sum(1)
     chosen = np.sort(chosen[(chosen >= 0).all(1) & (size >= MIN_HAND)], axis=1)
-    chosen = np.hstack([chosen, np.full((len(chosen), MAX_HAND - len(rack)), _PAD)])
+    chosen = np.hstack([chosen, np.full((len(chosen), MAX_HAND - tiles), _PAD)])
     size = (chosen != _PAD).sum(1)
     code = size
     for column in chosen.T:
         code = code * (_PAD + 1) + column
-    chosen = chosen[np.unique(code, return_index=True)[1]]  # by size, then sorted faces
+    chosen = chosen[np.unique(code, return_index=True)[1]]
     size = (chosen != _PAD).sum(1)
     real = chosen != _PAD
-    faces = np.where(real, chosen, -1)
-    colour = np.where(real, FACE_COLOUR[faces], -1)
-    light = (colour == 0).sum(1)
-    state = np.where(light == size, 0, np.where(light == 0, 1, MIXED))
     equal = (chosen[:, 1:] == chosen[:, :-1]) & real[:, 1:]
     pattern = size * 16 + (equal * (1 << np.arange(MAX_HAND - 1))).sum(1)
     count = _ORDER_COUNT[pattern]
     start = np.cumsum(count) - count
     rows = np.repeat(_ORDER_START[pattern] - start, count) + np.arange(count.sum())
-    padded = np.hstack([faces, np.full((len(faces), 1), -1)])
-    orderings = padded[np.repeat(np.arange(len(faces)), count)[:, None], _ORDER_ROWS[rows]]
-    return RackCombos(
-        faces=tuple(sorted({f for kind in rack for f in FACES_OF_KIND[kind]})),
-        size=size,
-        key=np.where(real, FACE_PRIME[faces], 1).prod(1),
-        state=state,
-        start=start,
-        count=count,
-        orderings=orderings,
-        combos_of=np.searchsorted(size, np.arange(MAX_HAND + 2)),
-    )
+    faces = np.hstack([np.where(real, chosen, -1), np.full((len(chosen), 1), -1)])
+    orderings = faces[np.repeat(np.arange(len(faces)), count)[:, None], _ORDER_ROWS[rows]]
+    return _Template(faces[:, :MAX_HAND], size, start, count, orderings, np.searchsorted(size, np.arange(MAX_HAND + 2)))

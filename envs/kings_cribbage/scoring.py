@@ -5,9 +5,11 @@ count 10, A counts 1); 2 per pair of equal ranks; each maximal run of 3-5 consec
 length once per distinct combination of tiles (3-3-4-5 holds two runs of three), and a run never scores the
 shorter runs inside it. Ranks are 1 (A) .. 13 (K) with no wrap-around; order on the board is irrelevant.
 
-Move generation looks hands up by a *key*: the product of one prime per rank, which identifies a multiset of
-ranks and can be extended tile by tile with one multiplication. Every key of 2-5 tiles is scored once, at
-import, into a sorted table (`HAND_KEYS`, `HAND_SCORES`) that batches of keys are looked up in.
+Move generation looks hands up by a *key*: the sum of one weight per tile, `TILE_OFFSET + RANK_WEIGHT[rank]`.
+The weights are a B5 set (greedy: every sum of five weights, repeats allowed, is distinct), so a key
+identifies a multiset of up to 5 ranks; the offset separates hands by size. A key is extended tile by tile
+with one addition and is an index into `HAND_TABLE`, which holds every hand of 2-5 tiles, scored once at
+import (every other index, 0, 1 or 6+ tiles included, holds INVALID).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import numpy as np
 from envs.kings_cribbage.tiles import NUM_RANKS, face_value
 
 MIN_HAND, MAX_HAND = 2, 5
-PRIMES = (0, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # PRIMES[rank], rank 1..13
+RANK_WEIGHT = (0, 0, 1, 6, 31, 108, 366, 926, 2286, 5733, 12905, 27316, 44676, 94545)  # [rank], rank 1..13
+TILE_OFFSET = MAX_HAND * RANK_WEIGHT[-1] + 1  # more than the weights of any hand: key // offset = tiles
+TILE_KEY = tuple(TILE_OFFSET + w for w in RANK_WEIGHT)  # [rank]: a tile's share of the key
 INVALID = -1
 
 
@@ -90,10 +94,7 @@ def is_valid_hand(ranks: Sequence[int]) -> bool:
 
 
 def hand_key(ranks: Iterable[int]) -> int:
-    key = 1
-    for r in ranks:
-        key *= PRIMES[r]
-    return key
+    return sum(TILE_KEY[r] for r in ranks)
 
 
 def _every_hand() -> np.ndarray:
@@ -107,7 +108,7 @@ def _every_hand() -> np.ndarray:
 
 
 def _table() -> tuple[np.ndarray, np.ndarray]:
-    """(sorted hand keys, points or INVALID) of every hand, counted over the 31 subsets of its tiles at once.
+    """(every hand's key, points or INVALID by key), counted over the 31 subsets of its tiles at once.
 
     The same count as `score_crib_hand`, written for numpy so the table costs milliseconds, not a Python
     call per hand: fifteens and pairs are subsets, runs are the subsets of the longest run length present
@@ -131,32 +132,17 @@ def _table() -> tuple[np.ndarray, np.ndarray]:
     scoring = fifteen | pair | run
     contributes = (scoring[:, :, None] & subsets[None]).any(1)
     valid = (contributes | ~real).all(1)
-    keys = np.array(PRIMES, dtype=np.int64)[ranks].prod(1, where=real)
-    order = np.argsort(keys)
-    return keys[order], np.where(valid, points, INVALID)[order]
+    keys = np.array(TILE_KEY, dtype=np.int64)[ranks].sum(1, where=real)
+    assert len(np.unique(keys)) == len(keys), "RANK_WEIGHT must give every hand its own key"
+    table = np.full(MAX_HAND * TILE_KEY[-1] + 2, INVALID, dtype=np.int8)  # the last entry: 6+ tiles
+    table[keys] = np.where(valid, points, INVALID)
+    return keys, table
 
 
-HAND_KEYS, HAND_SCORES = _table()
-HAND_POINTS = dict(zip(HAND_KEYS.tolist(), HAND_SCORES.tolist()))  # key -> points, or INVALID
+_HAND_KEYS, HAND_TABLE = _table()
+HAND_POINTS = dict(zip(_HAND_KEYS.tolist(), HAND_TABLE[_HAND_KEYS].tolist()))  # key -> points or INVALID
 
 
 def hand_points(keys: np.ndarray) -> np.ndarray:
-    """Points of a batch of hand keys: INVALID where a tile does not contribute or the key is no 2-5 tile hand."""
-    at = np.minimum(np.searchsorted(HAND_KEYS, keys), len(HAND_KEYS) - 1)
-    return np.where(HAND_KEYS[at] == keys, HAND_SCORES[at], INVALID)
-
-
-def _plus_one_table() -> tuple[np.ndarray, np.ndarray]:
-    """(sorted keys of every multiset of 1-4 ranks, points of that hand plus one tile of rank r in column r)."""
-    keys = np.sort([hand_key(h) for size in range(1, MAX_HAND) for h in combinations_with_replacement(range(1, NUM_RANKS + 1), size)])
-    return keys, hand_points(keys[:, None] * np.array(PRIMES, dtype=np.int64)[None, :])  # column 0: key 0, INVALID
-
-
-PART_KEYS, PLUS_ONE = _plus_one_table()
-
-
-def plus_one_points(keys: np.ndarray) -> np.ndarray:
-    """(len(keys), 14): points of each hand of 1-4 tiles plus a tile of rank r (column r); INVALID rows for
-    keys of 5 or more tiles. Scores every cell beside a line at once with one lookup per cell."""
-    at = np.minimum(np.searchsorted(PART_KEYS, keys), len(PART_KEYS) - 1)
-    return np.where((PART_KEYS[at] == keys)[:, None], PLUS_ONE[at], INVALID)
+    """Points of a batch of hand keys (any number of tiles): INVALID unless a valid hand of 2-5 tiles."""
+    return HAND_TABLE[np.minimum(keys, len(HAND_TABLE) - 1)].astype(np.int64)
