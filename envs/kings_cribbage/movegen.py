@@ -72,11 +72,19 @@ def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=None)
 def _offsets(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Padded-line indices for a board of size n: window cells [s, s + 5), the 5 cells beside each cell on
-    either side (nearest first), and which windows [s, s + L) fit on the board."""
-    window = MAX_HAND + np.arange(n)[:, None] + _SPAN
-    beside = MAX_HAND + np.arange(n)[:, None, None] + np.array([-1, 1])[:, None] * (_SPAN + 1)
-    return window, beside, window + 1 <= MAX_HAND + n
+    """Padded-line indices for a board of size n: where each window [s, s + L) starts, (n, 1), and ends (one
+    past), (n, 5) by L - 1, and which windows fit on the board."""
+    starts = MAX_HAND + np.arange(n)[:, None]
+    ends = starts + _SPAN + 1
+    return starts, ends, ends <= MAX_HAND + n
+
+
+def _prefix_sums(*grids: np.ndarray) -> np.ndarray:
+    """(len(grids), lines, width + 1): sums along each line before each index, so [a, b) sums to s[b] - s[a]."""
+    stacked = np.stack(grids).astype(np.int64)
+    sums = np.zeros(stacked.shape[:2] + (stacked.shape[2] + 1,), dtype=np.int64)
+    np.cumsum(stacked, axis=2, out=sums[:, :, 1:])
+    return sums
 
 
 class _Board:
@@ -86,28 +94,37 @@ class _Board:
         n = self.size = values.shape[0]
         self.cells = n * n
         self.first = not values.any()
-        self.window, beside, self.fits = _offsets(n)
+        self.starts, self.ends, self.fits = _offsets(n)
+        self.line_base = np.arange(2 * n)[:, None] * (n + 2 * MAX_HAND + 1)  # line starts in flat prefix sums
         padded = np.zeros((2 * n, n + 2 * MAX_HAND), dtype=np.int64)  # value + 16 for a dark tile
         padded[:n, MAX_HAND : MAX_HAND + n] = values + 16 * colours
         padded[n:, MAX_HAND : MAX_HAND + n] = padded[:n, MAX_HAND : MAX_HAND + n].T
         padded[padded == 16] = 0
         self.occ = padded > 0
-        self.light = self.occ & (padded < 16)
-        self.key = _TILE_KEY[padded % 16]
         self.order_prime = _ORDER_PRIME[padded % 16]
-        # the tiles beside each cell along its line, outward from it on both sides
-        alive = np.logical_and.accumulate(self.occ[:, beside], axis=3)
-        tiles = alive.sum((2, 3))
-        key = np.where(alive, self.key[:, beside], 0).sum((2, 3))
-        lights = (alive & self.light[:, beside]).sum((2, 3))
+        # prefix sums of tiles, keys, light tiles
+        self.sums = _prefix_sums(self.occ, _TILE_KEY[padded % 16], self.occ & (padded < 16))
+        # the runs of tiles beside each cell along its line: [lo, cell) and (cell, hi)
+        index = np.arange(padded.shape[1])
+        before = np.maximum.accumulate(np.where(self.occ, 0, index), axis=1)  # last empty cell at or before
+        after = np.minimum.accumulate(np.where(self.occ, index[-1], index)[:, ::-1], axis=1)[:, ::-1]
+        cell = index[MAX_HAND : MAX_HAND + n]
+        lo, hi = before[:, MAX_HAND - 1 : MAX_HAND - 1 + n] + 1, after[:, MAX_HAND + 1 : MAX_HAND + 1 + n]
+        ends = np.empty((4, 2 * n, n), dtype=np.int64)  # flat indices of the prefix sums to read
+        ends[0], ends[1], ends[2], ends[3] = cell, lo, hi, cell + 1
+        ends += self.line_base
+        at = self.sums.reshape(len(self.sums), -1)[:, ends]
+        tiles, key, lights = at[:, 0] - at[:, 1] + at[:, 2] - at[:, 3]  # [lo, cell) and (cell, hi)
         self.touch_along = (tiles > 0) & ~self.occ[:, MAX_HAND : MAX_HAND + n]
         along = self._hands_along(tiles, key, lights)
         # across[l, p, f]: the hand across line l at position p (along the perpendicular line), flattened;
         # the last face column (read by the padding face -1) is 0
         self.across = np.concatenate([along[n:].transpose(1, 0, 2), along[:n].transpose(1, 0, 2)]).reshape(-1)
-        self.touch_across = np.zeros(self.occ.shape, dtype=bool)
-        self.touch_across[:n, MAX_HAND : MAX_HAND + n] = self.touch_along[n:].T
-        self.touch_across[n:, MAX_HAND : MAX_HAND + n] = self.touch_along[:n].T
+        touch_across = np.zeros(self.occ.shape, dtype=bool)
+        touch_across[:n, MAX_HAND : MAX_HAND + n] = self.touch_along[n:].T
+        touch_across[n:, MAX_HAND : MAX_HAND + n] = self.touch_along[:n].T
+        self.touch_across = touch_across[:, MAX_HAND : MAX_HAND + n]
+        self.touch_sums = _prefix_sums(touch_across)[0]
 
     def _hands_along(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
         """(2n, n, faces + 1) points of the hand a face makes with the tiles beside an empty cell along its
@@ -121,24 +138,20 @@ class _Board:
         return table
 
     def windows(self, most: int) -> tuple[np.ndarray, ...]:
-        """Candidate windows as (line, start, length, board tiles' key and order key, their colour state, empty cells), in
-        line, start, length order: 2..`most` empty cells, inside the board, the cells just outside empty, and
-        after the first move holding or touching a board tile."""
-        window = self.window
-        tiles = np.cumsum(self.occ[:, window], axis=2)  # [l, s, L - 1]: window [s, s + L)
-        empties = _SPAN + 1 - tiles
-        ok = (empties >= 2) & (empties <= most) & self.fits & ~self.occ[:, window + 1]
-        ok &= ~self.occ[:, window[:, :1] - 1]
+        """Candidate windows as (line, start, length, board tiles' key and order key, their colour state, empty
+        cells), in line, start, length order: 2..`most` empty cells, inside the board, the cells just outside
+        empty, and after the first move holding or touching a board tile."""
+        starts, ends = self.starts, self.ends
+        sums = self.sums[:, :, ends] - self.sums[:, :, starts]  # [_, l, s, L - 1]: window [s, s + L)
+        empties = _SPAN + 1 - sums[0]
+        ok = (empties >= 2) & (empties <= most) & self.fits & ~self.occ[:, ends] & ~self.occ[:, starts - 1]
         if not self.first:
-            ok &= (tiles > 0) | np.logical_or.accumulate(self.touch_across[:, window], axis=2)
+            ok &= (sums[0] > 0) | (self.touch_sums[:, ends] > self.touch_sums[:, starts])
         line, start, last = np.nonzero(ok)
-        cells = window[start]
-        inside = _SPAN <= last[:, None]
-        fixed, empty = tiles[line, start, last], empties[line, start, last]
-        key = np.where(inside, self.key[line[:, None], cells], 0).sum(1)
-        order_key = np.where(inside, self.order_prime[line[:, None], cells], 1).prod(1)
-        lights = (inside & self.light[line[:, None], cells]).sum(1)
-        return line, start, last + 1, key, order_key, _colour_state(fixed, lights), empty
+        fixed, key, lights = sums[:, line, start, last]
+        cells = starts[start] + _SPAN
+        order_key = np.where(_SPAN <= last[:, None], self.order_prime[line[:, None], cells], 1).prod(1)
+        return line, start, last + 1, key, order_key, _colour_state(fixed, lights), empties[line, start, last]
 
     def window_moves(self, rack: RackCombos, rack_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, lengths, points) of every legal move of 2+ tiles."""
@@ -183,7 +196,7 @@ class _Board:
     def single_tile_moves(self, rack: RackCombos) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, lengths, points) of every legal one-tile move: valid hands along and across the cell."""
         n = self.size
-        rows, cols = np.nonzero(self.touch_along[:n] | self.touch_across[:n, MAX_HAND : MAX_HAND + n])
+        rows, cols = np.nonzero(self.touch_along[:n] | self.touch_across[:n])
         faces = np.array(rack.faces, dtype=np.int64)
         across = self.across.reshape(2 * n, n, NUM_FACES + 1)
         vertical = across[rows, cols][:, faces]
