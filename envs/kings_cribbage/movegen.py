@@ -102,8 +102,15 @@ class _Board:
         padded[padded == 16] = 0
         self.occ = padded > 0
         self.order_prime = _ORDER_PRIME[padded % 16]
-        # prefix sums of tiles, keys, light tiles
-        self.sums = _prefix_sums(self.occ, _TILE_KEY[padded % 16], self.occ & (padded < 16))
+        # cells with a tile beside them across their line: in the neighbouring lines of the same direction
+        near = np.zeros(self.occ.shape, dtype=bool)
+        near[1:] = self.occ[:-1]
+        near[:-1] |= self.occ[1:]
+        near[n - 1] = self.occ[n - 2]  # the last row and the first column are no neighbours
+        near[n] = self.occ[n + 1]
+        touch_across = near & ~self.occ
+        # prefix sums of tiles, keys, light tiles, touched cells
+        self.sums = _prefix_sums(self.occ, _TILE_KEY[padded % 16], self.occ & (padded < 16), touch_across)
         # the runs of tiles beside each cell along its line: [lo, cell) and (cell, hi)
         index = np.arange(padded.shape[1])
         before = np.maximum.accumulate(np.where(self.occ, 0, index), axis=1)  # last empty cell at or before
@@ -113,29 +120,24 @@ class _Board:
         ends = np.empty((4, 2 * n, n), dtype=np.int64)  # flat indices of the prefix sums to read
         ends[0], ends[1], ends[2], ends[3] = cell, lo, hi, cell + 1
         ends += self.line_base
-        at = self.sums.reshape(len(self.sums), -1)[:, ends]
+        at = self.sums[:3].reshape(3, -1)[:, ends]
         tiles, key, lights = at[:, 0] - at[:, 1] + at[:, 2] - at[:, 3]  # [lo, cell) and (cell, hi)
         self.touch_along = (tiles > 0) & ~self.occ[:, MAX_HAND : MAX_HAND + n]
-        along = self._hands_along(tiles, key, lights)
-        # across[l, p, f]: the hand across line l at position p (along the perpendicular line), flattened;
-        # the last face column (read by the padding face -1) is 0
-        self.across = np.concatenate([along[n:].transpose(1, 0, 2), along[:n].transpose(1, 0, 2)]).reshape(-1)
-        touch_across = np.zeros(self.occ.shape, dtype=bool)
-        touch_across[:n, MAX_HAND : MAX_HAND + n] = self.touch_along[n:].T
-        touch_across[n:, MAX_HAND : MAX_HAND + n] = self.touch_along[:n].T
         self.touch_across = touch_across[:, MAX_HAND : MAX_HAND + n]
-        self.touch_sums = _prefix_sums(touch_across)[0]
+        self.across = self._hands_across(tiles, key, lights)
 
-    def _hands_along(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
-        """(2n, n, faces + 1) points of the hand a face makes with the tiles beside an empty cell along its
-        line: 0 without such tiles, BLOCKED for an invalid or too long hand, 0 in the last column."""
-        touch = self.touch_along
-        t = tiles[touch]
-        points = hand_points(key[touch][:, None] + FACE_KEY)
-        bonus = _one_colour_bonus(t[:, None] + 1, _colour_state(t, lights[touch])[:, None], FACE_COLOUR[None, :])
-        table = np.zeros(touch.shape + (NUM_FACES + 1,), dtype=np.int64)
-        table[touch, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
-        return table
+    def _hands_across(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
+        """Flattened (2n, n, faces + 1): at [l, p, f] the points of the hand face f makes across line l at
+        position p, i.e. with the tiles beside that cell along the perpendicular line: 0 without such tiles,
+        BLOCKED for an invalid or too long hand, 0 in the last column (read by the padding face -1)."""
+        n = self.size
+        line, pos = np.nonzero(self.touch_along)
+        t = tiles[line, pos]
+        points = hand_points(key[line, pos][:, None] + FACE_KEY)
+        bonus = _one_colour_bonus(t[:, None] + 1, _colour_state(t, lights[line, pos])[:, None], FACE_COLOUR[None, :])
+        table = np.zeros((2 * n * n, NUM_FACES + 1), dtype=np.int64)
+        table[np.where(line < n, pos + n, pos) * n + line % n, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
+        return table.reshape(-1)
 
     def windows(self, most: int) -> tuple[np.ndarray, ...]:
         """Candidate windows as (line, start, length, board tiles' key and order key, their colour state, empty
@@ -146,9 +148,9 @@ class _Board:
         empties = _SPAN + 1 - sums[0]
         ok = (empties >= 2) & (empties <= most) & self.fits & ~self.occ[:, ends] & ~self.occ[:, starts - 1]
         if not self.first:
-            ok &= (sums[0] > 0) | (self.touch_sums[:, ends] > self.touch_sums[:, starts])
+            ok &= (sums[0] > 0) | (sums[3] > 0)
         line, start, last = np.nonzero(ok)
-        fixed, key, lights = sums[:, line, start, last]
+        fixed, key, lights = sums[:3, line, start, last]
         cells = starts[start] + _SPAN
         order_key = np.where(_SPAN <= last[:, None], self.order_prime[line[:, None], cells], 1).prod(1)
         return line, start, last + 1, key, order_key, _colour_state(fixed, lights), empties[line, start, last]
