@@ -3,16 +3,18 @@
 A move fills some empty cells of one row or column. After the move those cells and the board tiles between
 them form one maximal line `[a, b]` (the cells just outside it stay empty), so a move of 2+ tiles is fully
 described by its *window* `[a, b]` — the tiles fill exactly the window's empty cells — plus the faces laid
-there. Rows and columns are handled together as 2n lines (rows first, then the columns). Windows sharing a
-*group* (their board tiles' hand key, colour state and number of empty cells) accept the same rack combos
-(rack.py), so combos are checked once per group with one batched table lookup, then every window of the
-group is paired with every ordering of its combos and the pairs are checked against the hands across each
-empty cell in one vectorised step. One-tile moves have no direction and are enumerated cell by cell. No
-step loops in Python over windows or combos: a turn costs a fixed number of numpy calls.
+there. Rows and columns are handled together as 2n padded lines (rows first, then the columns); sums over
+windows and over the runs of tiles beside a cell come from prefix sums along the lines. Every window is
+paired with the rack's combos of its number of empty cells (rack.py) and each pair's main hand is one
+table lookup (its key is the board tiles' key plus the combo's); the valid pairs are expanded to every
+ordering of the combo and checked against the hands across each empty cell. One-tile moves have no
+direction and are read cell by cell from the same cross-hand table. Nothing loops in Python over windows,
+combos or cells, so a turn costs a fixed number of numpy calls whatever the board.
 
 A move is a sequence of place actions `face * cells + cell` in increasing cell order: one move, one sequence.
-Moves are listed rows before columns, groups by ascending tile count (in the order each count first occurs)
-and key, then window, combo and ordering, one-tile moves last; heuristics break ties by this order.
+Moves are listed rows before columns, then by group (board tiles' order key, colour state, empty cells;
+tile counts in the order their first group comes), window, combo and ordering, one-tile moves last. This is
+the order of the earlier generator, kept because heuristics break ties by it.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ class _Board:
         padded = np.zeros((2 * n, n + 2 * MAX_HAND), dtype=np.int64)  # value + 16 for a dark tile
         padded[:n, MAX_HAND : MAX_HAND + n] = values + 16 * colours
         padded[n:, MAX_HAND : MAX_HAND + n] = padded[:n, MAX_HAND : MAX_HAND + n].T
-        padded[padded == 16] = 0
+        padded[padded == 16] = 0  # an empty cell is empty whatever its colour entry
         self.occ = padded > 0
         self.order_prime = _ORDER_PRIME[padded % 16]
         # cells with a tile beside them across their line: in the neighbouring lines of the same direction

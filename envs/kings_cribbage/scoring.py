@@ -9,7 +9,7 @@ Move generation looks hands up by a *key*: the sum of one weight per tile, `TILE
 The weights are a B5 set (greedy: every sum of five weights, repeats allowed, is distinct), so a key
 identifies a multiset of up to 5 ranks; the offset separates hands by size. A key is extended tile by tile
 with one addition and is an index into `HAND_TABLE`, which holds every hand of 2-5 tiles, scored once at
-import (every other index, 0, 1 or 6+ tiles included, holds INVALID).
+import; `hand_points` reads a batch of keys, INVALID for keys of 0, 1 or 6+ tiles.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from envs.kings_cribbage.tiles import NUM_RANKS, face_value
 
 MIN_HAND, MAX_HAND = 2, 5
-RANK_WEIGHT = (0, 0, 1, 6, 31, 108, 366, 926, 2286, 5733, 12905, 27316, 44676, 94545)  # [rank], rank 1..13
+RANK_WEIGHT = (0, 0, 1, 6, 31, 108, 366, 926, 2286, 5733, 12905, 27316, 44676, 94545)  # [rank]; [0] unused
 TILE_OFFSET = MAX_HAND * RANK_WEIGHT[-1] + 1  # more than the weights of any hand: key // offset = tiles
 TILE_KEY = tuple(TILE_OFFSET + w for w in RANK_WEIGHT)  # [rank]: a tile's share of the key
 INVALID = -1
@@ -94,6 +94,7 @@ def is_valid_hand(ranks: Sequence[int]) -> bool:
 
 
 def hand_key(ranks: Iterable[int]) -> int:
+    """The key of a multiset of ranks (the index of its entry in HAND_TABLE)."""
     return sum(TILE_KEY[r] for r in ranks)
 
 
