@@ -1,7 +1,7 @@
 """The engine against independent oracles: brute-force hand scoring, exhaustive move search, exact masks.
 
-The oracles are deliberately written without the engine's shortcuts (no prime keys, no windows, no count
-formulas): every combination of tiles is tried, every line of the finished board is read back cell by cell.
+The oracles are deliberately written without the engine's shortcuts (no hand keys or tables, no windows, no
+count formulas): every combination of tiles is tried, every line of the finished board is read back cell by cell.
 """
 
 from __future__ import annotations

@@ -144,7 +144,8 @@ class _Board:
         points = hand_points(key[line, pos][:, None] + FACE_KEY)
         bonus = _one_colour_bonus(t[:, None] + 1, _COLOUR_STATE[t, lights[line, pos]][:, None], FACE_COLOUR[None, :])
         table = np.zeros((2 * n * n, NUM_FACES + 1), dtype=np.int64)
-        table[np.where(line < n, pos + n, pos) * n + line % n, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
+        across_cell = np.where(line < n, pos + n, pos) * n + line % n  # the cell as seen from the other line
+        table[across_cell, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
         return table.reshape(-1)
 
     def windows(self, most: int) -> tuple[np.ndarray, ...]:

@@ -25,7 +25,8 @@ _PAD = NUM_FACES  # sorts after every face while combos are built; -1 in the fin
 def _pattern_orderings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pattern code (size * 16 + bit i-1 set when sorted faces i-1 and i are equal): the distinct
     orderings as rows of indices into the sorted faces (padded with MAX_HAND), their start and count."""
-    rows, start, count = [], np.zeros(16 * (MAX_HAND + 1), dtype=np.int64), np.zeros(16 * (MAX_HAND + 1), dtype=np.int64)
+    rows = []
+    start, count = np.zeros((2, 16 * (MAX_HAND + 1)), dtype=np.int64)
     for size in range(MIN_HAND, MAX_HAND + 1):
         for bits in range(1 << (size - 1)):
             labels, first = [0], [0]
