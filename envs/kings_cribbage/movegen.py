@@ -6,8 +6,9 @@ described by its *window* `[a, b]` — the tiles fill exactly the window's empty
 there. Rows and columns are handled together as 2n padded lines (rows first, then the columns); sums over
 windows and over the runs of tiles beside a cell come from prefix sums along the lines. Every window is
 paired with the rack's combos of its number of empty cells (rack.py) and each pair's main hand is one
-table lookup (its key is the board tiles' key plus the combo's); the valid pairs are expanded to every
-ordering of the combo and checked against the hands across each empty cell. One-tile moves have no
+table lookup (its key is the board tiles' key plus the combo's). Pairs where some empty cell accepts none
+of the combo's faces across are dropped (one bit test per cell); the rest are expanded to every ordering of
+the combo and checked against the hands across each empty cell. One-tile moves have no
 direction and are read cell by cell from the same cross-hand table. Nothing loops in Python over windows,
 combos or cells, so a turn costs a fixed number of numpy calls whatever the board.
 
@@ -25,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.kings_cribbage.rack import FACE_KEY, MIXED, RackCombos, rack_combos
+from envs.kings_cribbage.rack import FACE_BIT, FACE_KEY, MIXED, RackCombos, rack_combos
 from envs.kings_cribbage.scoring import INVALID, MAX_HAND, TILE_KEY, hand_points
 from envs.kings_cribbage.tiles import FACE_COLOUR, NUM_FACES, RACK_SIZE
 
@@ -132,12 +133,13 @@ class _Board:
         tiles, key, lights = at[:, 0] - at[:, 1] + at[:, 2] - at[:, 3]  # [lo, cell) and (cell, hi)
         self.touch_along = (tiles > 0) & ~self.occ[:, MAX_HAND : MAX_HAND + n]
         self.touch_across = touch_across[:, MAX_HAND : MAX_HAND + n]
-        self.across = self._hands_across(tiles, key, lights)
+        self.across, self.allowed = self._hands_across(tiles, key, lights)
 
-    def _hands_across(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> np.ndarray:
-        """Flattened (2n, n, faces + 1): at [l, p, f] the points of the hand face f makes across line l at
-        position p, i.e. with the tiles beside that cell along the perpendicular line: 0 without such tiles,
-        BLOCKED for an invalid or too long hand, 0 in the last column (read by the padding face -1)."""
+    def _hands_across(self, tiles: np.ndarray, key: np.ndarray, lights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The hands across each cell of each line, i.e. with the tiles beside it along the perpendicular line:
+        flattened (2n, n, faces + 1) points of the hand face f makes at [l, p, f] (0 without such tiles,
+        BLOCKED for an invalid or too long hand, 0 in the last column, read by the padding face -1), and per
+        cell l * n + p the faces allowed there as bits (-1: all; one more entry, for padding, allows all)."""
         n = self.size
         line, pos = np.nonzero(self.touch_along)
         t = tiles[line, pos]
@@ -146,7 +148,9 @@ class _Board:
         table = np.zeros((2 * n * n, NUM_FACES + 1), dtype=np.int64)
         across_cell = np.where(line < n, pos + n, pos) * n + line % n  # the cell as seen from the other line
         table[across_cell, :NUM_FACES] = np.where(points == INVALID, BLOCKED, points + bonus)
-        return table.reshape(-1)
+        allowed = np.full(2 * n * n + 1, -1, dtype=np.int64)
+        allowed[across_cell] = (points != INVALID) @ FACE_BIT
+        return table.reshape(-1), allowed
 
     def windows(self, most: int) -> tuple[np.ndarray, ...]:
         """Candidate windows as (line, start, length, board tiles' key and order key, their colour state, empty
@@ -192,6 +196,10 @@ class _Board:
         across_at = np.where(pad, NUM_FACES + 1, ((line[:, None] * n + pos) * (NUM_FACES + 1)))
         cell = np.where(line[:, None] < n, line[:, None] * n + pos, pos * n + line[:, None] - n)
         cell[pad] = self.cells - 1  # face -1 makes action -1
+        if not self.first:  # drop pairs where some empty cell accepts none of the combo's faces across
+            allowed = self.allowed[np.where(pad, 2 * n * n, line[:, None] * n + pos)]
+            fits = ((allowed[pair_window] & rack.face_bits[pair_combo, None]) != 0).all(1)
+            pair_window, pair_combo, points = pair_window[fits], pair_combo[fits], points[fits]
         # every valid (window, combo) with every ordering of the combo
         pair, at = _ragged(rack.count[pair_combo])
         faces = rack.orderings[rack.start[pair_combo][pair] + at]

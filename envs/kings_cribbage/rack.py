@@ -46,17 +46,21 @@ _ORDER_ROWS, _ORDER_START, _ORDER_COUNT = _pattern_orderings()
 _CHOICES = {n: np.array(list(product(range(3), repeat=n)), dtype=np.int64) for n in range(MAX_HAND + 1)}
 _KEY_OF = np.append(FACE_KEY, 0)  # indexed by face, -1 (padding) last
 _LIGHT_OF = np.append(FACE_COLOUR == 0, False)
+FACE_BIT = np.int64(1) << np.arange(NUM_FACES, dtype=np.int64)
+_BIT_OF = np.append(FACE_BIT, 0)
 
 
 @dataclass(frozen=True)
 class RackCombos:
-    """Combo c: `size[c]` faces, hand `key[c]`, colour state `state[c]`, orderings `orderings[start[c]:][:count[c]]`
-    (rows of faces padded with -1); combos of size k are `combos_of[k]:combos_of[k + 1]`."""
+    """Combo c: `size[c]` faces, hand `key[c]`, colour state `state[c]`, the set of its faces as bits of
+    `face_bits[c]`, orderings `orderings[start[c]:][:count[c]]` (rows of faces padded with -1); combos of
+    size k are `combos_of[k]:combos_of[k + 1]`."""
 
     faces: tuple[int, ...]  # the distinct faces of the rack, sorted
     size: np.ndarray
     key: np.ndarray
     state: np.ndarray
+    face_bits: np.ndarray
     start: np.ndarray
     count: np.ndarray
     orderings: np.ndarray
@@ -76,6 +80,7 @@ def rack_combos(rack: tuple[int, ...]) -> RackCombos:
         size=template.size,
         key=_KEY_OF[combo].sum(1),
         state=np.where(light == template.size, 0, np.where(light == 0, 1, MIXED)),
+        face_bits=np.bitwise_or.reduce(_BIT_OF[combo], axis=1),
         start=template.start,
         count=template.count,
         orderings=label[template.orderings],
