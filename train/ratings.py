@@ -57,12 +57,12 @@ class RoundRobin:
     ratings: list[Rating]  # best first, by ordinal
 
     def table(self) -> str:
-        width = max(12, *(len(a) for a in self.agents)) + 2
+        width = max(12, *(len(a) for a in self.agents)) + 5
         lines = [f"{self.env_id}: round robin, {self.games_per_pair} games per pair", "win rate of row vs column:"]
-        lines.append(" " * width + "".join(f"{a[:10]:>11}" for a in self.agents))
+        lines.append(" " * width + "".join(f"{f'({j + 1})':>8}" for j in range(len(self.agents))))
         for i, a in enumerate(self.agents):
-            cells = "".join(f"{'-':>11}" if i == j else f"{self.win_rate[i, j]:>11.3f}" for j in range(len(self.agents)))
-            lines.append(f"{a:<{width}}{cells}")
+            cells = "".join(f"{'-':>8}" if i == j else f"{self.win_rate[i, j]:>8.3f}" for j in range(len(self.agents)))
+            lines.append(f"{f'({i + 1}) {a}':<{width}}{cells}")
         lines.append("")
         lines.append(f"{'agent':<{width}} {'mu':>7} {'sigma':>6} {'mu 95% band':>16} {'ordinal':>8} {'win rate':>9}")
         for r in self.ratings:
