@@ -103,12 +103,13 @@ def play_game(env, seat_agents: list[Agent], seed: int) -> tuple[np.ndarray, np.
     """Play one game on the raw env; returns (returns, final scores, steps)."""
     env.reset(seed=seed)
     state, game = env.game_state, env.game
+    omniscient = env.observation_mode == "omniscient"  # policies see what they were trained on
     steps = 0
     while not state.is_terminal():
         seat = state.current_player
         agent = seat_agents[seat]
         mask = state.legal_action_mask()
-        obs = game.encode(state, seat) if getattr(agent, "needs_observation", True) else None
+        obs = game.encode(state, seat, omniscient) if getattr(agent, "needs_observation", True) else None
         action = agent.act(obs, mask, state.view(seat))
         state.apply(action)
         steps += 1
