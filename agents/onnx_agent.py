@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 
 MODEL_FILE = "model.onnx"
 METADATA_FILE = "metadata.json"
@@ -34,6 +33,8 @@ class OnnxAgent:
         self.name = f"onnx:{path}"
         self.obs_size = int(self.metadata["observation"]["size"])
         self.num_actions = int(self.metadata["actions"]["count"])
+        import onnxruntime as ort  # here, not at the top: `tabletop` must start without the export extra
+
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # one small MLP per move: threads cost more than they give
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])

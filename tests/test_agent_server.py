@@ -32,7 +32,7 @@ def model_dir(tmp_path_factory):
 def serve(model_dir: Path, lines: list[str]) -> list[dict]:
     """Run the server as a user would, feed it `lines`, return its answers in order."""
     done = subprocess.run(
-        [sys.executable, "-m", "train.agent_server", "--model", str(model_dir)],
+        [sys.executable, "-m", "train.cli", "agent", "--model", str(model_dir)],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -96,7 +96,7 @@ def test_scripted_session_with_malformed_lines(model_dir):
     a1, n1 = expected(s1, env.game.encode(s1, s1.current_player), s1.legal_action_mask())
     assert answers[3] == {"action": a1, "name": n1}
     assert answers[4] == {"id": 7, "action": agent.act(o2, m2, {})}  # no state, so no name
-    assert "takes 1222 observation numbers and 530 mask entries, got 2 and 1" in answers[5]["error"]
+    assert f"takes {len(o0)} observation numbers and {len(m0)} mask entries, got 2 and 1" in answers[5]["error"]
     assert "all-zero action mask" in answers[6]["error"]
     assert "observation must be a flat list of numbers" in answers[7]["error"]
     assert "not both" in answers[8]["error"]

@@ -13,7 +13,7 @@ import torch
 import envs
 from agents import make_agent
 from agents.onnx_agent import OnnxAgent
-from train import export
+from train import cli, export
 from train.policy import build_policy, policy_kwargs
 
 POSITIONS = 1000
@@ -118,6 +118,18 @@ def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def test_the_tabletop_command_starts_without_torch_or_onnxruntime():
+    """Base installs (no train or export extra) must keep `tabletop tournament` and friends working."""
+    script = (
+        "import sys\n"
+        "from train.cli import build_parser\n"
+        "build_parser()\n"
+        "print(sorted(m for m in ('torch', 'onnxruntime', 'onnx', 'sb3_contrib') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the checks do not depend on the game
 def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
     _, env, _, out, _ = exported
@@ -125,11 +137,11 @@ def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
         OnnxAgent(out, env_id="chromino_v0")
     with pytest.raises(ValueError, match="expected a folder with model.onnx"):
         make_agent("cromlet_v0", f"onnx:{tmp_path}")
-    agent = OnnxAgent(out)
-    with pytest.raises(ValueError, match="takes 1222 observation numbers"):
-        agent.act(np.zeros(5, np.float32), np.ones(env.game.num_actions, np.int8), {})
+    agent, size, n = OnnxAgent(out), env.game.observation_layout.size, env.game.num_actions
+    with pytest.raises(ValueError, match=f"takes {size} observation numbers and {n} mask entries, got 5 and {n}"):
+        agent.act(np.zeros(5, np.float32), np.ones(n, np.int8), {})
     with pytest.raises(ValueError, match="all-zero action mask"):
-        agent.act(np.zeros(1222, np.float32), np.zeros(env.game.num_actions, np.int8), {})
+        agent.act(np.zeros(size, np.float32), np.zeros(n, np.int8), {})
 
 
 # --- `tabletop export` on a real (tiny) training run ----------------------------------------------------------
@@ -155,7 +167,7 @@ def run_dir(tmp_path_factory):
 
 
 def test_export_command_reads_the_game_from_the_run_and_matches_the_ppo_agent(run_dir, tmp_path, capsys):
-    assert export.main([str(run_dir), "--out", str(tmp_path)]) == 0
+    assert cli.main(["export", str(run_dir), "--out", str(tmp_path)]) == 0
     assert "onnxruntime matches torch" in capsys.readouterr().out
     meta = json.loads((tmp_path / "metadata.json").read_text())
     assert meta["env_id"] == "cromlet_v0" and meta["env_kwargs"] == {"num_players": 3}
@@ -172,10 +184,10 @@ def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
     model = run_dir / "final" / "model.zip"
     bare = tmp_path / "bare.zip"
     bare.write_bytes(model.read_bytes())
-    assert export.main([str(bare), "--out", str(tmp_path / "a")]) == 2
+    assert cli.main(["export", str(bare), "--out", str(tmp_path / "a")]) == 2
     assert "pass --env-id" in capsys.readouterr().err
-    assert export.main([str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2  # 2 players by default
+    assert cli.main(["export", str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2  # 2 players by default
     assert "trained for observations" in capsys.readouterr().err
-    assert export.main([str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v0"]) == 2
+    assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v0"]) == 2
     assert "contradicts the run's config.yaml" in capsys.readouterr().err
-    assert export.main([str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0
+    assert cli.main(["export", str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0

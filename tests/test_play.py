@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import envs
-from train import play
+from train import cli, play
 from train.export import export_policy
 from train.policy import build_policy, policy_kwargs
 
@@ -73,9 +73,9 @@ def test_seat_and_other_games(capsys):
 
 def test_command_line_errors(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n"))
-    assert play.main(["cromlet_v0", "--opponent", "greedy", "--seed", "0"]) == 1
+    assert cli.main(["play", "cromlet_v0", "--opponent", "greedy", "--seed", "0"]) == 1
     assert "input ended before the game did" in capsys.readouterr().err
-    assert play.main(["cromlet_v0", "--opponent", "greedy", "--seat", "2"]) == 2
+    assert cli.main(["play", "cromlet_v0", "--opponent", "greedy", "--seat", "2"]) == 2
     assert "seat 2 is not at this table; allowed: 0 to 1" in capsys.readouterr().err
-    assert play.main(["cromlet_v0", "--opponent", "nobody"]) == 2
+    assert cli.main(["play", "cromlet_v0", "--opponent", "nobody"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err

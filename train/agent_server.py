@@ -94,26 +94,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    p.add_argument("--model", required=True, help="an export folder (tabletop export): model.onnx and metadata.json")
-    p.set_defaults(func=_run)
-    return p
-
-
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register `tabletop agent`."""
     help_text = "serve an exported policy: one JSON state (or observation + mask) per stdin line, one action per stdout line"
-    return configure(subparsers.add_parser("agent", help=help_text))
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = configure(argparse.ArgumentParser(prog="tabletop agent")).parse_args(argv)
-    try:
-        return args.func(args)
-    except ValueError as err:
-        print(f"tabletop agent: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    p = subparsers.add_parser("agent", help=help_text)
+    p.add_argument("--model", required=True, help="an export folder (tabletop export): model.onnx and metadata.json")
+    p.set_defaults(func=_run)
+    return p

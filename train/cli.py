@@ -1,4 +1,4 @@
-"""The `tabletop` command: training, evaluation, tournaments, benchmarks."""
+"""The `tabletop` command: training, evaluation, tournaments, benchmarks, export, the agent server, play."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import sys
 
 import envs
+from train import agent_server, export, play
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -94,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--env-kwargs", type=json.loads, default={})
     b.set_defaults(func=_bench)
+
+    for module in (export, agent_server, play):  # each registers its own subcommand
+        module.add_parser(sub)
     return parser
 
 

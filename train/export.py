@@ -16,19 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sys
 import warnings
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-import yaml
 
 import envs
 from agents.base import RandomAgent
 from agents.onnx_agent import METADATA_FILE, MODEL_FILE
+
+if TYPE_CHECKING:
+    import torch
 
 FORMAT_VERSION = 1
 OPSET = 17  # supported by onnxruntime (Python, web, mobile) and most engine runtimes
@@ -45,17 +45,23 @@ def actor_logits(policy, observation: torch.Tensor) -> torch.Tensor:
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
-class MaskedActor(torch.nn.Module):
-    """The policy's actor with the mask applied inside the graph, so a frontend needs no extra code."""
+def masked_actor(policy) -> torch.nn.Module:
+    """The policy's actor with the mask applied inside the graph, so a frontend needs no extra code.
 
-    def __init__(self, policy):
-        super().__init__()
-        self.policy = policy
+    Built here rather than at import time: `tabletop` imports this module and must start without torch."""
+    import torch
 
-    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = actor_logits(self.policy, observation)
-        masked = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
-        return masked, torch.argmax(masked, dim=1)
+    class MaskedActor(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            logits = actor_logits(self.policy, observation)
+            masked = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+            return masked, torch.argmax(masked, dim=1)
+
+    return MaskedActor().eval()
 
 
 def sample_positions(env_id: str, env_kwargs: dict, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +102,8 @@ def action_names(env_id: str, env_kwargs: dict, games: int = 2) -> list[str] | N
 
 def find_run_config(model_path: Path) -> dict | None:
     """The `config.yaml` of the run a model belongs to (run/final/model.zip, run/checkpoints/step_N/model.zip)."""
+    import yaml
+
     for folder in list(model_path.parents)[:3]:
         if (folder / "config.yaml").is_file():
             return yaml.safe_load((folder / "config.yaml").read_text())
@@ -129,8 +137,9 @@ def export_onnx(policy, path: Path, obs_size: int, num_actions: int) -> None:
     The TorchScript exporter (`dynamo=False`) is used on purpose: the torch.export-based one needs
     onnxscript, which this project does not depend on; for an MLP both give the same graph."""
     import onnx
+    import torch
 
-    module = MaskedActor(policy).eval()
+    module = masked_actor(policy)
     example = (torch.zeros(1, obs_size), torch.ones(1, num_actions))
     batch = {0: "batch"}
     with warnings.catch_warnings():
@@ -152,6 +161,7 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     """Run torch and onnxruntime on the same positions: the largest logit difference on legal actions
     and whether the chosen actions agree everywhere."""
     import onnxruntime as ort
+    import torch
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, actions = session.run(list(OUTPUTS), {"observation": observations.astype(np.float32), "action_mask": masks})
@@ -258,28 +268,12 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `tabletop export`."""
+    p = subparsers.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
     p.add_argument("source", metavar="RUN_OR_CHECKPOINT", help="a run folder, a checkpoint folder or a model .zip")
     p.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     p.add_argument("--env-id", choices=envs.ENV_IDS, help="the game, for a model zip outside a run folder")
     p.add_argument("--env-kwargs", type=json.loads, help="JSON constructor arguments, for a model zip outside a run folder")
     p.set_defaults(func=_run)
     return p
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register `tabletop export`."""
-    return configure(subparsers.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends"))
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = configure(argparse.ArgumentParser(prog="tabletop export")).parse_args(argv)
-    try:
-        return args.func(args)
-    except ValueError as err:
-        print(f"tabletop export: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

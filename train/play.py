@@ -100,7 +100,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `tabletop play`."""
+    p = subparsers.add_parser("play", help="play a game in the terminal against an agent")
     p.add_argument("env_id", metavar="GAME", choices=envs.ENV_IDS, help=f"one of {', '.join(envs.ENV_IDS)}")
     p.add_argument("--opponent", required=True, help="agent for every other seat: random, a heuristic name, ppo:PATH, onnx:DIR")
     p.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
@@ -108,21 +110,3 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"num_players": 3}\'')
     p.set_defaults(func=_run)
     return p
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register `tabletop play`."""
-    return configure(subparsers.add_parser("play", help="play a game in the terminal against an agent"))
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = configure(argparse.ArgumentParser(prog="tabletop play")).parse_args(argv)
-    try:
-        return args.func(args)
-    except ValueError as err:
-        print(f"tabletop play: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
