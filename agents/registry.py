@@ -38,7 +38,7 @@ def make_agent(env_id: str, spec: str, seed: int | None = None, env_kwargs: dict
     if path and kind == "onnx":
         from agents.onnx_agent import OnnxAgent
 
-        return OnnxAgent(path)
+        return OnnxAgent(path, env_id=env_id)
     table = heuristics(env_id)
     if spec not in table:
         allowed = ", ".join(["random", *table, "ppo:PATH", "onnx:DIR"])
