@@ -56,6 +56,7 @@ def test_scripted_game_against_an_exported_policy_runs_to_the_end(onnx_dir):
     assert human_moves[0] == named  # chosen by its exact name after three bad answers
     assert text.count("your move (number or name): ") == len(human_moves) + 3
     assert re.search(r"^ +1\. ", text, flags=re.M) and "deck:" in text  # numbered choices under the ansi table
+    assert text.count("    hand: ") == len(human_moves) + 2  # the human's own hand each turn, both at the end
     final = replay("cromlet_v0", seed, text)
     assert final.is_terminal() and np.array_equal(final.returns(), returns)
 

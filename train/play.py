@@ -1,6 +1,7 @@
 """`tabletop play GAME --opponent AGENT`: a human at the terminal against any agent.
 
-The table is drawn with the game's ansi renderer; on the human's turn the legal actions are listed,
+The table is drawn with the game's ansi renderer for the human's seat, so it shows only what that seat
+may know (the whole table once the game is over); on the human's turn the legal actions are listed,
 numbered from 1, and the human answers with a number or an action's exact name. Anything else asks
 again. Every other seat is played by the opponent agent. Input is read line by line from a stream,
 so a session can be scripted.
@@ -69,7 +70,7 @@ def play(
         seen = env.observe(mover)
         legal = np.flatnonzero(seen["action_mask"])
         if mover == human:
-            out.write("\n" + env.render() + "\n")
+            out.write("\n" + env.game.render_ansi(env.game_state, seat) + "\n")
             names = [env.action_to_string(a) for a in legal]
             out.writelines(f"{i:>4}. {name}\n" for i, name in enumerate(names, 1))
             action = int(legal[choose(names, lines, out)])

@@ -39,10 +39,13 @@ def _status_lines(state) -> list[str]:
     return lines
 
 
-def ansi(state) -> str:
+def ansi(state, seat: int | None = None) -> str:
+    """Status, then `seat`'s hand (every hand if None), then the occupied part of the grid."""
     colours, _ = state.table.grid()
     rows, cols = _crop(state)
+    shown = range(state.game.num_players) if seat is None else [seat]
     out = _status_lines(state)
+    out += [f"hand P{s}: {' '.join(T.tile_name(t) for t in state.hands[s]) or '-'}" for s in shown]
     out.append("     " + "".join(f"{c:>2}" for c in range(cols.start, cols.stop)))
     for r in range(rows.start, rows.stop):
         line = [f"{r:>4} "]

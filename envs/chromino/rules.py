@@ -96,10 +96,10 @@ class ChrominoGame:
 
         return observe.encode(self, state, player, omniscient)
 
-    def render_ansi(self, state: "ChrominoState") -> str:
+    def render_ansi(self, state: "ChrominoState", seat: int | None = None) -> str:
         from envs.chromino import render
 
-        return render.ansi(state)
+        return render.ansi(state, seat)
 
     def render_rgb(self, state: "ChrominoState") -> np.ndarray:
         from envs.chromino import render

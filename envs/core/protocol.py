@@ -74,8 +74,8 @@ class Game(Protocol):
     def encode(self, state: State, player: int, omniscient: bool = False) -> np.ndarray:
         """float32 observation of `state` as `player` sees it (everything, if `omniscient`)."""
 
-    def render_ansi(self, state: State) -> str:
-        """The table as terminal text."""
+    def render_ansi(self, state: State, seat: int | None = None) -> str:
+        """The table as terminal text: everything for `None`, else only what `seat` may know (as `State.view(seat)`)."""
 
     def render_rgb(self, state: State) -> np.ndarray:
         """The table as an H×W×3 uint8 picture."""

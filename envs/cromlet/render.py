@@ -1,6 +1,7 @@
-"""Pictures of the public table: the 24 cromlets, crowns, claims, scores, hand sizes and deck.
+"""Pictures of the table: the 24 cromlets, crowns, claims, scores, hand sizes and deck.
 
-Hands are never drawn: a render is what a spectator at the table sees.
+The text render of a seat adds that seat's hand, so a human can play from it; without a seat it adds
+every hand. The picture shows the public table only.
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ def _circle_text(state, c: int) -> str:
     return f"({v})" if not state.closed[B.CIRCLE_CROMLET[c]] else f" {v}x"
 
 
-def ansi(state) -> str:
+def _hand_text(counts) -> str:
+    """A hand's card-type counts as card names, circles first and wilds last."""
+    return " ".join(B.card_name(int(c)) for c in np.repeat(np.arange(len(counts)), counts)) or "-"
+
+
+def ansi(state, seat: int | None = None) -> str:
     """One line per cromlet: (v) open, [v:P1] crown of player 1, [v:W1] wild of player 1,
-    * the claiming crown, vx closed."""
+    * the claiming crown, vx closed; then the players, with `seat`'s hand (every hand if None)."""
     g = state.game
     lines = []
     for k, letter in enumerate(B.LETTERS):
@@ -42,6 +48,8 @@ def ansi(state) -> str:
             f"claims {state.team_claims[team]}/{g.claim_limit}, {state.hand_sizes[p]} cards in hand, "
             f"discards: {' '.join(B.card_name(c) for c in state.discards[p]) or '-'}"
         )
+        if seat is None or seat == p:
+            lines.append(f"    hand: {_hand_text(state.hands[p])}")
     turn = "game over" if state.is_terminal() else f"P{state.current_player} to play"
     lines.append(f"deck: {len(state.deck)} cards; {turn}")
     return "\n".join(lines)

@@ -83,10 +83,10 @@ class CromletGame:
     def encode(self, state: "CromletState", player: int, omniscient: bool = False) -> np.ndarray:
         return self._encoders[omniscient](state, player)
 
-    def render_ansi(self, state: "CromletState") -> str:
+    def render_ansi(self, state: "CromletState", seat: int | None = None) -> str:
         from envs.cromlet import render
 
-        return render.ansi(state)
+        return render.ansi(state, seat)
 
     def render_rgb(self, state: "CromletState") -> np.ndarray:
         from envs.cromlet import render

@@ -36,8 +36,10 @@ def _rack_text(rack) -> str:
     return " ".join(SHORT_RANK[kind_rank(k) - 1] + ("d" if kind_colour(k) else "l") for k in rack)
 
 
-def ansi(state) -> str:
-    """Light tiles as ` 7 `, dark tiles as `[7]`, pending tiles as `<7>` / `{7}`; T is a ten."""
+def ansi(state, seat: int | None = None) -> str:
+    """Light tiles as ` 7 `, dark tiles as `[7]`, pending tiles as `<7>` / `{7}`; T is a ten.
+
+    Racks are shown for `seat` only (every rack if None); other racks as a tile count."""
     size = state.game.board_size
     tiles = _board_tiles(state)
     lines = ["    " + "".join(f" {column_letter(c)} " for c in range(size))]
@@ -52,9 +54,10 @@ def ansi(state) -> str:
             left, right = brackets[colour]
             row.append(f"{left}{SHORT_RANK[value - 1]}{right}")
         lines.append(f"{r + 1:>3} " + "".join(row))
-    for seat, rack in enumerate(state.racks):
-        marker = "*" if seat == state.current_player else " "
-        lines.append(f"{marker}player_{seat}: score {state.score[seat]:>4}  rack {_rack_text(rack)}")
+    for s, rack in enumerate(state.racks):
+        marker = "*" if s == state.current_player else " "
+        shown = _rack_text(rack) if seat in (None, s) else f"{len(rack)} tiles"
+        lines.append(f"{marker}player_{s}: score {state.score[s]:>4}  rack {shown}")
     lines.append(f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else ""))
     return "\n".join(lines)
 

@@ -107,10 +107,10 @@ class KingsCribbageGame:
 
         return observe.encode(self, state, player, omniscient)
 
-    def render_ansi(self, state: "KingsCribbageState") -> str:
+    def render_ansi(self, state: "KingsCribbageState", seat: int | None = None) -> str:
         from envs.kings_cribbage import render
 
-        return render.ansi(state)
+        return render.ansi(state, seat)
 
     def render_rgb(self, state: "KingsCribbageState") -> np.ndarray:
         from envs.kings_cribbage import render

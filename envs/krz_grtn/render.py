@@ -1,6 +1,7 @@
 """The table as text (`ansi`) and as a picture (`rgb_array`): level, lives, pictures laid out, clues.
 
-Rendering shows the whole table as an onlooker behind every screen would see it (the target is marked).
+The text render of a seat shows only what that seat knows (`KrzState.view`); without a seat, and in the
+picture, the whole table as an onlooker behind every screen would see it (the target is marked).
 """
 
 from __future__ import annotations
@@ -38,22 +39,26 @@ def _status(state: "KrzState") -> str:
     return f"X is player_{state.x} - {PHASES[state.phase]}: player_{state.current} to act"
 
 
-def ansi(state: "KrzState") -> str:
+def ansi(state: "KrzState", seat: int | None = None) -> str:
+    """The table as `seat` knows it: its own screen and clue, the target if a giver, the other seats'
+    letter counts, their clues once laid out; everything if `seat` is None."""
+    sees_target = seat is None or seat != state.x
     lines = ["KRZ GRTN  " + _header(state), _status(state)]
-    if state.target >= 0:
+    if state.target >= 0 and sees_target:
         target = CONCEPTS[state.target]
         lines.append(f"target (givers only): {target.name} [{', '.join(target.keywords)}]")
     if state.phase == GUESS:
-        marks = ["*" if i == state.target_position else " " for i in range(len(state.candidates))]
+        marks = ["*" if sees_target and i == state.target_position else " " for i in range(len(state.candidates))]
         lines.append("pictures: " + "  ".join(f"{i + 1}){m}{CONCEPTS[c].name}" for i, (c, m) in
                                               enumerate(zip(state.candidates, marks))))
-    for seat in range(state.game.num_players):
-        role = "X    " if seat == state.x else "giver"
-        clue = tiles_string(state.clues[seat])
-        lines.append(
-            f"player_{seat} {role} letters {counts_string(state.supply[seat]) or '-':<10} "
-            f"blanks {state.blanks[seat]}  clue {clue or '-'}"
-        )
+    for s in range(state.game.num_players):
+        role = "X    " if s == state.x else "giver"
+        clue = tiles_string(state.clues[s]) or "-"
+        if seat in (None, s):
+            screen = f"letters {counts_string(state.supply[s]) or '-':<10} blanks {state.blanks[s]}"
+        else:
+            screen, clue = f"owns {state.owned_letters(s)} letters", clue if state.phase == GUESS else "?"
+        lines.append(f"player_{s} {role} {screen}  clue {clue}")
     lines.append(f"middle: {int(state.bag.sum())} letters; deck: {len(state.deck)} cards")
     return "\n".join(lines)
 

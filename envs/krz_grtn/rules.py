@@ -99,8 +99,8 @@ class KrzGrtn:
     def encode(self, state: "KrzState", player: int, omniscient: bool = False) -> np.ndarray:
         return self._encoder.encode(state, player, omniscient)
 
-    def render_ansi(self, state: "KrzState") -> str:
-        return render.ansi(state)
+    def render_ansi(self, state: "KrzState", seat: int | None = None) -> str:
+        return render.ansi(state, seat)
 
     def render_rgb(self, state: "KrzState") -> np.ndarray:
         return render.rgb(state)
