@@ -248,15 +248,3 @@ def test_observation_segments_hold_what_the_layout_says():
         assert (depth > 0).sum() == len(state.deck)
         if state.deck and state.deck[0] != 132:
             assert depth[state.deck[0]] == 1.0
-
-
-def test_claim_features_follow_the_public_board():
-    game = CromletGame(num_players=2)
-    state = game.state_from_json({"covered": {"Q2": 0, "Q4": 1, "Q14": 0}, "hands": [["A2"], ["B3"]], "deck": ["C4"]})
-    layout = game.observation_layout
-    obs = game.encode(state, 0)
-    q6, q8, q12, q14 = (B.card_type(n) for n in ("Q6", "Q8", "Q12", "Q14"))
-    claimable = layout.block(obs, "circle_claimable")
-    assert claimable[q6] == 1 and claimable[q8] == 0 and claimable.sum() == 24
-    offer = layout.block(obs, "circle_offer")
-    assert offer[q6] == np.float32(6 / 12) and offer[q12] == 1 and offer[q14] == 0

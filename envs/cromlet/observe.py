@@ -17,9 +17,6 @@ def private_layout(n: int) -> Layout:
     return Layout.of(
         ("hand", CARD_TYPES, "own hand: 1 per circle card held; last entry = wilds held / 6"),
         ("circle_open", B.NUM_CIRCLES, "1 if the circle has no crown and its cromlet is unclaimed"),
-        ("circle_claimable", B.NUM_CIRCLES, "1 on each unclaimed cromlet's lowest open circle (covering it may claim)"),
-        ("circle_offer", B.NUM_CIRCLES, "open circles: value / highest open value of the cromlet (a claim there, "
-         "relative to the best the cromlet can still give)"),
         ("circle_crown", (n, B.NUM_CIRCLES), "1 where that (relative) seat's crown covers the circle"),
         ("circle_wild", B.NUM_CIRCLES, "1 if the circle was covered with a wild card"),
         ("circle_claim", (n, B.NUM_CIRCLES), "1 on the circle with which that seat claimed its cromlet"),
@@ -64,9 +61,7 @@ class Encoder:
         seats = order[:, None]
         parts = [
             state.hands[player] * _CARD_SCALE,
-            state.open_,
-            state.is_lowest,
-            _offers(state.open_),
+            state.open_circles(),
             (state.cover == seats).ravel(),
             state.wild,
             (claim_owner == seats).ravel(),
@@ -80,13 +75,6 @@ class Encoder:
         if self.omniscient:
             parts += [(state.hands[order] * _CARD_SCALE).ravel(), _deck_order(state.deck)]
         return np.concatenate(parts, dtype=np.float32)
-
-
-def _offers(open_: np.ndarray) -> np.ndarray:
-    """Derived from public facts only: each open circle's value relative to its cromlet's best."""
-    values = np.where(open_, B.CIRCLE_VALUE, 0)
-    best = np.maximum.reduceat(values, B.CROMLET_START)[B.CIRCLE_CROMLET]
-    return values / np.maximum(best, 1)
 
 
 def _deck_order(deck: list[int]) -> np.ndarray:
