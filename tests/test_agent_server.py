@@ -17,22 +17,10 @@ from train.policy import build_policy, policy_kwargs
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    """A Cromlet policy (untrained: the protocol, not the play, is under test) exported to a folder."""
-    torch.manual_seed(0)
-    env = envs.make_raw("cromlet_v0")
-    agent = env.possible_agents[0]
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh"))
-    out = tmp_path_factory.mktemp("cromlet_export")
-    export_policy(policy, out, "cromlet_v0", {})
-    return out
-
-
-def serve(model_dir: Path, lines: list[str]) -> list[dict]:
+def serve(cromlet_onnx_dir: Path, lines: list[str]) -> list[dict]:
     """Run the server as a user would, feed it `lines`, return its answers in order."""
     done = subprocess.run(
-        [sys.executable, "-m", "train.cli", "agent", "--model", str(model_dir)],
+        [sys.executable, "-m", "train.cli", "agent", "--model", str(cromlet_onnx_dir)],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -56,8 +44,8 @@ def positions(count: int, seed: int = 5):
     return found, env
 
 
-def test_scripted_session_with_malformed_lines(model_dir):
-    agent = OnnxAgent(model_dir)
+def test_scripted_session_with_malformed_lines(cromlet_onnx_dir):
+    agent = OnnxAgent(cromlet_onnx_dir)
     found, env = positions(4)
     (s0, o0, m0), (s1, _, _), (_, o2, m2), (s3, _, _) = found
     finished = s3.clone()
@@ -81,7 +69,7 @@ def test_scripted_session_with_malformed_lines(model_dir):
         json.dumps({"state": finished.to_json()}),
         json.dumps({"state": s3.to_json()}),
     ]
-    answers = serve(model_dir, script)
+    answers = serve(cromlet_onnx_dir, script)
     assert len(answers) == len([line for line in script if line])
 
     def expected(state, obs, mask):

@@ -4,13 +4,9 @@ import io
 import re
 
 import numpy as np
-import pytest
-import torch
 
 import envs
 from train import cli, play
-from train.export import export_policy
-from train.policy import build_policy, policy_kwargs
 
 
 def last_legal_name(env_id: str, seed: int, **kwargs) -> str:
@@ -30,23 +26,12 @@ def replay(env_id: str, seed: int, transcript: str, **kwargs):
     return env.game_state
 
 
-@pytest.fixture(scope="module")
-def onnx_dir(tmp_path_factory):
-    torch.manual_seed(0)
-    env = envs.make_raw("cromlet_v0")
-    agent = env.possible_agents[0]
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh"))
-    out = tmp_path_factory.mktemp("cromlet_export")
-    export_policy(policy, out, "cromlet_v0", {})
-    return out
-
-
-def test_scripted_game_against_an_exported_policy_runs_to_the_end(onnx_dir):
+def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_dir):
     seed = 4
     named = last_legal_name("cromlet_v0", seed)
     script = ["what?", "0", "999", named] + ["1"] * 400
     out = io.StringIO()
-    returns = play.play("cromlet_v0", f"onnx:{onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
+    returns = play.play("cromlet_v0", f"onnx:{cromlet_onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
     text = out.getvalue()
 
     assert "game over: you " in text and sorted(returns.tolist()) == [-1.0, 1.0]
