@@ -18,3 +18,27 @@ def cromlet_onnx_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("cromlet_export")
     export_policy(policy, out, "cromlet_v0", {})
     return out
+
+
+def _aec_trace(env_id: str, seed: int, **config) -> list:
+    """A seeded random game through the AEC API: every agent, observation, mask, reward and action."""
+    import numpy as np
+
+    import envs
+
+    env = envs.make(env_id, **config)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, action))
+        env.step(action)
+    return trace
+
+
+@pytest.fixture
+def aec_trace():
+    """`aec_trace(env_id, seed, **config)`: what determinism tests compare, bit for bit."""
+    return _aec_trace

@@ -102,22 +102,9 @@ def test_json_round_trip_along_random_games():
         np.testing.assert_array_equal(game.encode(back, 0, True), game.encode(state, 0, True))
 
 
-def play_out(env_id: str, seed: int, config: dict) -> list:
-    env = envs.make(env_id, **config)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    trace = []
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        trace.append((agent, obs["observation"].tobytes(), reward, action))
-        env.step(action)
-    return trace
-
-
-def test_same_seed_same_game_bit_for_bit_and_different_seed_differs():
-    assert play_out("cromlet_v0", 7, {"num_players": 3}) == play_out("cromlet_v0", 7, {"num_players": 3})
-    assert play_out("cromlet_v0", 7, {"num_players": 3}) != play_out("cromlet_v0", 8, {"num_players": 3})
+def test_same_seed_same_game_bit_for_bit_and_different_seed_differs(aec_trace):
+    assert aec_trace("cromlet_v0", 7, num_players=3) == aec_trace("cromlet_v0", 7, num_players=3)
+    assert aec_trace("cromlet_v0", 7, num_players=3) != aec_trace("cromlet_v0", 8, num_players=3)
 
 
 def test_clone_is_independent():

@@ -26,23 +26,9 @@ def test_registry_builds_the_env():
     assert e.unwrapped.possible_agents == ["player_0", "player_1", "player_2"]
 
 
-def _play(seed: int, n: int = 4) -> list:
-    """A seeded random game through the AEC API: every observation, mask, action and reward."""
-    e = raw_env(num_players=n)
-    e.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    trace = []
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
-        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, action))
-        e.step(action)
-    return trace
-
-
-def test_same_seed_same_game_bit_for_bit_and_other_seeds_differ():
-    assert _play(11) == _play(11)
-    assert _play(11) != _play(12)
+def test_same_seed_same_game_bit_for_bit_and_other_seeds_differ(aec_trace):
+    assert aec_trace("krz_grtn_v0", 11, num_players=4) == aec_trace("krz_grtn_v0", 11, num_players=4)
+    assert aec_trace("krz_grtn_v0", 11, num_players=4) != aec_trace("krz_grtn_v0", 12, num_players=4)
 
 
 def test_json_round_trip_continues_the_same_game():
