@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.chromino import ActionLayout
-from envs.chromino import tiles as T
+from tabletop.envs.chromino import ActionLayout
+from tabletop.envs.chromino import tiles as T
 
 
 class _PlacementHeuristic:
@@ -96,7 +96,7 @@ class MostPoints(_PlacementHeuristic):
 
 # --- one-ply lookahead --------------------------------------------------------------------------
 
-from envs.chromino import Placement, Table  # noqa: E402
+from tabletop.envs.chromino import Placement, Table  # noqa: E402
 
 
 class BoardTracker:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.cromlet import board as B
-from envs.cromlet.rules import decode_action
+from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet.rules import decode_action
 
 
 class BoardFacts:

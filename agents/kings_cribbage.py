@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.kings_cribbage.movegen import generate_moves
-from envs.kings_cribbage.tiles import FACE_KIND, NUM_FACES, NUM_KINDS, NUM_RANKS, kind_rank
+from tabletop.envs.kings_cribbage.movegen import generate_moves
+from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_FACES, NUM_KINDS, NUM_RANKS, kind_rank
 
 
 def _layout(view: dict[str, Any]) -> tuple[int, int, int, int]:

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.krz_grtn import actions as act
-from envs.krz_grtn.pictures import CONCEPTS
-from envs.krz_grtn.tiles import BLANK, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn.pictures import CONCEPTS
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
 
 
 def _letter_usefulness() -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from agents.base import Agent, RandomAgent
+from tabletop.agents.base import Agent, RandomAgent
 
 
 def game_of(env_id: str) -> str:
@@ -18,7 +18,7 @@ def game_of(env_id: str) -> str:
 
 def heuristics(env_id: str) -> dict[str, type]:
     """The heuristic classes of a game, by name."""
-    module = importlib.import_module(f"agents.{game_of(env_id)}")
+    module = importlib.import_module(f"tabletop.agents.{game_of(env_id)}")
     return dict(module.HEURISTICS)
 
 
@@ -32,11 +32,11 @@ def make_agent(env_id: str, spec: str, seed: int | None = None, env_kwargs: dict
         return RandomAgent(seed)
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
-        from train.policy_agent import PolicyAgent
+        from tabletop.train.policy_agent import PolicyAgent
 
         return PolicyAgent.load(path, env_id=env_id, env_kwargs=env_kwargs, seed=seed)
     if path and kind == "onnx":
-        from agents.onnx_agent import OnnxAgent
+        from tabletop.agents.onnx_agent import OnnxAgent
 
         return OnnxAgent(path, env_id=env_id)
     table = heuristics(env_id)

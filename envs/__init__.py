@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from envs.core import IllegalActionError
+from tabletop.envs.core import IllegalActionError
 
 ENV_IDS = ("cromlet_v0", "chromino_v0", "kings_cribbage_v0", "krz_grtn_v0")
 
@@ -13,7 +13,7 @@ def env_module(env_id: str):
     """The versioned entry module (`envs.<env_id>`) of a registered environment."""
     if env_id not in ENV_IDS:
         raise ValueError(f"unknown env_id {env_id!r}; registered: {', '.join(ENV_IDS)}")
-    return importlib.import_module(f"envs.{env_id}")
+    return importlib.import_module(f"tabletop.envs.{env_id}")
 
 
 def make(env_id: str, **kwargs):

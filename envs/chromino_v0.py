@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs.chromino import DEFAULT_GRID_SIZE, ChrominoGame
-from envs.core import TabletopEnv, wrap
+from tabletop.envs.chromino import DEFAULT_GRID_SIZE, ChrominoGame
+from tabletop.envs.core import TabletopEnv, wrap
 
 
 def raw_env(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs.core import TabletopEnv, wrap
-from envs.cromlet import CromletGame
+from tabletop.envs.core import TabletopEnv, wrap
+from tabletop.envs.cromlet import CromletGame
 
 
 def raw_env(

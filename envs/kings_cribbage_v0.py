@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs.core import TabletopEnv, wrap
-from envs.kings_cribbage import KingsCribbageGame
+from tabletop.envs.core import TabletopEnv, wrap
+from tabletop.envs.kings_cribbage import KingsCribbageGame
 
 
 def raw_env(

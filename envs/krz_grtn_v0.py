@@ -6,8 +6,8 @@ seat for each level passed.
 
 from __future__ import annotations
 
-from envs.core import TabletopEnv, wrap
-from envs.krz_grtn import KrzGrtn
+from tabletop.envs.core import TabletopEnv, wrap
+from tabletop.envs.krz_grtn import KrzGrtn
 
 
 def raw_env(

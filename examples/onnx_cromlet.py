@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import onnxruntime as ort
 
-import envs
+from tabletop import envs
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "exports/cromlet"
 meta = json.load(open(f"{folder}/metadata.json"))

@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from agents.base import RandomAgent
-from agents.chromino import MostContacts, ShedHardest
-from envs.chromino import ChrominoGame
+from tabletop.agents.base import RandomAgent
+from tabletop.agents.chromino import MostContacts, ShedHardest
+from tabletop.envs.chromino import ChrominoGame
 
 HUGE = 241  # a chain of 79 tiles could reach 120 cells out only in a straight line; checked below
 PLAYER_COUNTS = (2, 2, 3, 4)

@@ -7,9 +7,9 @@ import pytest
 def cromlet_onnx_dir(tmp_path_factory):
     """An untrained Cromlet policy exported to a folder: for tests of the protocol, not of play strength."""
     torch = pytest.importorskip("torch")
-    import envs
-    from train.export import export_policy
-    from train.policy import build_policy, policy_kwargs
+    from tabletop import envs
+    from tabletop.train.export import export_policy
+    from tabletop.train.policy import build_policy, policy_kwargs
 
     torch.manual_seed(0)
     env = envs.make_raw("cromlet_v0")
@@ -24,7 +24,7 @@ def _aec_trace(env_id: str, seed: int, **config) -> list:
     """A seeded random game through the AEC API: every agent, observation, mask, reward and action."""
     import numpy as np
 
-    import envs
+    from tabletop import envs
 
     env = envs.make(env_id, **config)
     env.reset(seed=seed)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.onnx_agent import OnnxAgent
-from train.export import export_policy
-from train.policy import build_policy, policy_kwargs
+from tabletop import envs
+from tabletop.agents.onnx_agent import OnnxAgent
+from tabletop.train.export import export_policy
+from tabletop.train.policy import build_policy, policy_kwargs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 def serve(cromlet_onnx_dir: Path, lines: list[str]) -> list[dict]:
     """Run the server as a user would, feed it `lines`, return its answers in order."""
     done = subprocess.run(
-        [sys.executable, "-m", "train.cli", "agent", "--model", str(cromlet_onnx_dir)],
+        [sys.executable, "-m", "tabletop.train.cli", "agent", "--model", str(cromlet_onnx_dir)],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,

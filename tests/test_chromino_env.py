@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from agents import make_agent
-from envs.chromino import ChrominoGame
-from envs.chromino_v0 import env, raw_env
-from envs.core import IllegalActionError
-from train.tournament import run_tournament
+from tabletop import envs
+from tabletop.agents import make_agent
+from tabletop.envs.chromino import ChrominoGame
+from tabletop.envs.chromino_v0 import env, raw_env
+from tabletop.envs.core import IllegalActionError
+from tabletop.train.tournament import run_tournament
 
 CONFIGS = [{"variant": v, "num_players": n} for v in ("standard", "junior", "expert") for n in range(2, 9)]
 CONFIGS.append({"variant": "solo", "num_players": 1})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.chromino import ChrominoGame, tile_id, tile_name
-from envs.chromino import tiles as T
+from tabletop.envs.chromino import ChrominoGame, tile_id, tile_name
+from tabletop.envs.chromino import tiles as T
 
 MIDDLE = 22  # centre of the default 45-cell grid
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.chromino import ChrominoGame, Placement, tile_id
-from envs.chromino import tiles as T
+from tabletop.envs.chromino import ChrominoGame, Placement, tile_id
+from tabletop.envs.chromino import tiles as T
 
 try:
     from test_chromino_helpers import MIDDLE, brute_fits, scenario

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from agents import make_agent
-from envs.cromlet import CromletGame
-from envs.cromlet import board as B
-from envs.cromlet.rules import NUM_ACTIONS, decode_action
+from tabletop import envs
+from tabletop.agents import make_agent
+from tabletop.envs.cromlet import CromletGame
+from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet.rules import NUM_ACTIONS, decode_action
 
 CONFIGS = [
     {"num_players": 2},
@@ -203,7 +203,7 @@ def test_agents_choose_legal_actions_from_the_view(name):
 
 
 def test_patient_beats_random_and_greedy():
-    from train.tournament import run_tournament
+    from tabletop.train.tournament import run_tournament
 
     result = run_tournament("cromlet_v0", ["patient", "random"], 60, seed=1)
     assert result.records["patient"].win_rate > 0.75

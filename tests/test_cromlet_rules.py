@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from envs.core import IllegalActionError
-from envs.cromlet import CromletGame
-from envs.cromlet import board as B
-from envs.cromlet.rules import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
+from tabletop import envs
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.cromlet import CromletGame
+from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet.rules import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
 
 SCENARIOS = json.loads((Path(__file__).parent / "scenarios" / "cromlet.json").read_text())
 

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from train.cli import main
-from train.opponents import heuristic_names
-from train.ratings import round_robin
+from tabletop.train.cli import main
+from tabletop.train.opponents import heuristic_names
+from tabletop.train.ratings import round_robin
 
 STRONG = heuristic_names("cromlet_v0")
 

@@ -10,11 +10,11 @@ import onnx
 import pytest
 import torch
 
-import envs
-from agents import make_agent
-from agents.onnx_agent import OnnxAgent
-from train import cli, export
-from train.policy import build_policy, policy_kwargs
+from tabletop import envs
+from tabletop.agents import make_agent
+from tabletop.agents.onnx_agent import OnnxAgent
+from tabletop.train import cli, export
+from tabletop.train.policy import build_policy, policy_kwargs
 
 POSITIONS = 1000
 REPO = Path(__file__).resolve().parents[1]
@@ -147,8 +147,8 @@ def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
 # --- `tabletop export` on a real (tiny) training run ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    from train.config import parse_config
-    from train.trainer import train
+    from tabletop.train.config import parse_config
+    from tabletop.train.trainer import train
 
     config = parse_config(
         {

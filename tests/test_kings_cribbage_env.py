@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from agents import make_agent
-from envs.core import IllegalActionError
-from envs.kings_cribbage.rules import KingsCribbageGame, is_valid_hand
-from envs.kings_cribbage.tiles import FACE_KIND, NUM_KINDS, TILES_PER_KIND
-from train.tournament import run_tournament
+from tabletop import envs
+from tabletop.agents import make_agent
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, is_valid_hand
+from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_KINDS, TILES_PER_KIND
+from tabletop.train.tournament import run_tournament
 
 CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"variant": "solitaire"}]
 

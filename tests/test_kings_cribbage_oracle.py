@@ -12,8 +12,8 @@ from itertools import combinations, combinations_with_replacement, permutations,
 import numpy as np
 import pytest
 
-from envs.kings_cribbage.rules import KingsCribbageGame, is_valid_hand, score_crib_hand
-from envs.kings_cribbage.scoring import HAND_POINTS, INVALID, hand_key
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, is_valid_hand, score_crib_hand
+from tabletop.envs.kings_cribbage.scoring import HAND_POINTS, INVALID, hand_key
 
 FACE_OPTIONS = {6: (6, 9), 9: (9, 6)}  # printed rank -> values it may show
 

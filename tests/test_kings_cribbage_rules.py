@@ -8,10 +8,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core import IllegalActionError
-from envs.kings_cribbage.rules import KingsCribbageGame
-from envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND
-from envs.kings_cribbage_v0 import raw_env
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
+from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND
+from tabletop.envs.kings_cribbage_v0 import raw_env
 
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import make_agent
-from agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
-from envs.krz_grtn import KrzGrtn
-from envs.krz_grtn import actions as act
-from envs.krz_grtn.phases import RETURN
-from envs.krz_grtn.pictures import CONCEPT_ID
-from envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
+from tabletop.agents import make_agent
+from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
+from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn.phases import RETURN
+from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
+from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
 from test_krz_grtn_support import load, scenario
-from train.tournament import run_tournament
+from tabletop.train.tournament import run_tournament
 
 
 def test_registry_finds_the_heuristic():

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-import envs.krz_grtn
-from envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES, NUM_CARDS, SKELETON_LENGTH, featurise
-from envs.krz_grtn.tiles import LETTER_INDEX, NUM_LETTERS, skeleton
+from tabletop import envs
+from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES, NUM_CARDS, SKELETON_LENGTH, featurise
+from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, NUM_LETTERS, skeleton
 
 
 def normalise(name: str) -> str:

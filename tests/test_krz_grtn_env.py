@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from envs.core import IllegalActionError
-from envs.krz_grtn import KrzGrtn
-from envs.krz_grtn import actions as act
-from envs.krz_grtn_v0 import env, raw_env
+from tabletop import envs
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn_v0 import env, raw_env
 from test_krz_grtn_support import load, random_states, scenario
 
 

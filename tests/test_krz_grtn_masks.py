@@ -7,12 +7,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core import IllegalActionError
-from envs.krz_grtn import KrzGrtn
-from envs.krz_grtn import actions as act
-from envs.krz_grtn.phases import CLUE, GUESS, OVER, RETURN
-from envs.krz_grtn.pictures import NUM_CARDS
-from envs.krz_grtn.tiles import LETTERS, TOTAL_LETTERS
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, RETURN
+from tabletop.envs.krz_grtn.pictures import NUM_CARDS
+from tabletop.envs.krz_grtn.tiles import LETTERS, TOTAL_LETTERS
 from test_krz_grtn_support import random_states
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core import IllegalActionError
-from envs.krz_grtn import KrzGrtn
-from envs.krz_grtn import actions as act
-from envs.krz_grtn.phases import CLUE, GUESS, OVER, RETURN, VOTE
-from envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
-from envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, counts_string
+from tabletop.envs.core import IllegalActionError
+from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, RETURN, VOTE
+from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, counts_string
 from test_krz_grtn_support import load, scenario
 
 

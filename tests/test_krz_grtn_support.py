@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.krz_grtn import KrzGrtn
-from envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
-from envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
+from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
 
 
 def scenario(

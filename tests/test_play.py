@@ -5,8 +5,8 @@ import re
 
 import numpy as np
 
-import envs
-from train import cli, play
+from tabletop import envs
+from tabletop.train import cli, play
 
 
 def last_legal_name(env_id: str, seed: int, **kwargs) -> str:

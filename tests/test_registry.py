@@ -4,7 +4,7 @@ import inspect
 
 import pytest
 
-import envs
+from tabletop import envs
 
 
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.chromino import ChrominoGame
-from envs.chromino import tiles as T
-from envs.cromlet import CromletGame
-from envs.kings_cribbage.rules import KingsCribbageGame
-from envs.krz_grtn.phases import CLUE, GUESS, OVER
-from envs.krz_grtn.tiles import counts_string
+from tabletop.envs.chromino import ChrominoGame
+from tabletop.envs.chromino import tiles as T
+from tabletop.envs.cromlet import CromletGame
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER
+from tabletop.envs.krz_grtn.tiles import counts_string
 from test_chromino_env import _hide_differently
 from test_cromlet_env import random_states as cromlet_states
 from test_kings_cribbage_env import _perturbed

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from train.config import ConfigError, load_config, parse_config
+from tabletop.train.config import ConfigError, load_config, parse_config
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").rglob("*.yaml"))
 BASE = {"env_id": "cromlet_v0", "total_steps": 1000}
@@ -88,7 +88,7 @@ def test_load_config_reports_missing_files_and_bad_yaml(tmp_path):
 
 
 def test_cli_reports_config_errors_without_traceback(tmp_path, capsys):
-    from train.cli import main
+    from tabletop.train.cli import main
 
     path = tmp_path / "typo.yaml"
     path.write_text(yaml.safe_dump(with_(ppo__n_step=8)))

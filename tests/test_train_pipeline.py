@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents import make_agent
-from train.config import ConfigError, load_config
-from train.logs import read_csv
-from train.ratings import round_robin
-from train.trainer import train
+from tabletop.agents import make_agent
+from tabletop.train.config import ConfigError, load_config
+from tabletop.train.logs import read_csv
+from tabletop.train.ratings import round_robin
+from tabletop.train.trainer import train
 
 SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
 

@@ -11,11 +11,11 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-import envs
-from train.config import ConfigError, load_config
-from train.opponents import OpponentPool
-from train.policy import actor_weights, policy_kwargs
-from train.seat_env import SeatEnv
+from tabletop import envs
+from tabletop.train.config import ConfigError, load_config
+from tabletop.train.opponents import OpponentPool
+from tabletop.train.policy import actor_weights, policy_kwargs
+from tabletop.train.seat_env import SeatEnv
 
 SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
 

@@ -19,8 +19,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-import envs
-from agents.onnx_agent import OnnxAgent
+from tabletop import envs
+from tabletop.agents.onnx_agent import OnnxAgent
 
 KEYS = ("state", "observation", "action_mask", "id")
 

@@ -10,7 +10,7 @@ import importlib
 import time
 from dataclasses import dataclass
 
-import envs
+from tabletop import envs
 
 PETTINGZOO_CLASSIC = {
     "connect_four_v3": "pettingzoo.classic.connect_four_v3",
@@ -78,6 +78,6 @@ def compare(env_id: str, baseline: str, games: int, baseline_games: int, seed: i
 if __name__ == "__main__":  # `python -m train.bench ...` is `tabletop bench ...`
     import sys
 
-    from train.cli import main
+    from tabletop.train.cli import main
 
     sys.exit(main(["bench", *sys.argv[1:]]))

@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 
-import envs
-from train import agent_server, export, play
+from tabletop import envs
+from tabletop.train import agent_server, export, play
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from train.tournament import run_tournament
+    from tabletop.train.tournament import run_tournament
 
     result = run_tournament(
         args.env_id, args.agents, args.games, seed=args.seed, env_kwargs=args.env_kwargs, progress=not args.quiet
@@ -24,15 +24,15 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from train.bench import compare
+    from tabletop.train.bench import compare
 
     print(compare(args.env_id, args.baseline, args.games, args.baseline_games, args.seed, **args.env_kwargs))
     return 0
 
 
 def _train(args: argparse.Namespace) -> int:
-    from train.config import load_config
-    from train.trainer import summary, train
+    from tabletop.train.config import load_config
+    from tabletop.train.trainer import summary, train
 
     config = load_config(args.config)
     result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
@@ -43,7 +43,7 @@ def _train(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from train.ratings import round_robin
+    from tabletop.train.ratings import round_robin
 
     result = round_robin(
         args.env_id, args.agents, args.games, seed=args.seed, env_kwargs=args.env_kwargs, progress=not args.quiet

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-import envs
+from tabletop import envs
 
 SELF = "self"  # frozen snapshots of the learner
 HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
@@ -205,7 +205,7 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
             f"ppo.n_steps * vec_env.num_envs = {rollout}"
         )
     if config.learner_seats == "one" and env.game.num_players > 1:
-        from train.opponents import allowed_opponents
+        from tabletop.train.opponents import allowed_opponents
 
         allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import envs
-from agents import Agent
-from train.opponents import heuristic_names
-from train.tournament import run_tournament, wilson_interval
+from tabletop import envs
+from tabletop.agents import Agent
+from tabletop.train.opponents import heuristic_names
+from tabletop.train.tournament import run_tournament, wilson_interval
 
 LEARNER = "learner"
 

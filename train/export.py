@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import envs
-from agents.base import RandomAgent
-from agents.onnx_agent import METADATA_FILE, MODEL_FILE
+from tabletop import envs
+from tabletop.agents.base import RandomAgent
+from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 
 if TYPE_CHECKING:
     import torch
@@ -115,7 +115,7 @@ def load_trained(source: str | Path, env_id: str | None = None, env_kwargs: dict
 
     The game comes from the run's config.yaml; `env_id`/`env_kwargs` are needed only for a bare zip
     and must agree with the config when both exist."""
-    from train.policy_agent import PolicyAgent, resolve_model
+    from tabletop.train.policy_agent import PolicyAgent, resolve_model
 
     model_path = resolve_model(source)
     config = find_run_config(model_path)

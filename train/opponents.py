@@ -16,18 +16,18 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from agents import make_agent
-from agents.registry import game_of
-from train.config import HEURISTICS, SELF
-from train.policy import build_policy, choose_action
+from tabletop.agents import make_agent
+from tabletop.agents.registry import game_of
+from tabletop.train.config import HEURISTICS, SELF
+from tabletop.train.policy import build_policy, choose_action
 
 
 def heuristic_names(env_id: str) -> list[str]:
     """The game's heuristics, or none while `agents/<game>.py` has not landed."""
     try:
-        module = importlib.import_module(f"agents.{game_of(env_id)}")
+        module = importlib.import_module(f"tabletop.agents.{game_of(env_id)}")
     except ModuleNotFoundError as err:
-        if err.name != f"agents.{game_of(env_id)}":
+        if err.name != f"tabletop.agents.{game_of(env_id)}":
             raise
         return []
     return list(module.HEURISTICS)

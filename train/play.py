@@ -16,8 +16,8 @@ from typing import TextIO
 
 import numpy as np
 
-import envs
-from agents import make_agent
+from tabletop import envs
+from tabletop.agents import make_agent
 
 
 class InputEnded(Exception):

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from train.logs import STEP_COLUMN, read_csv  # noqa: E402
+from tabletop.train.logs import STEP_COLUMN, read_csv  # noqa: E402
 
 
 def learning_curve(eval_csv: Path, progress_csv: Path, out: Path, title: str) -> Path:

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from train.policy import choose_action
+from tabletop import envs
+from tabletop.train.policy import choose_action
 
 MODEL_FILE = "model.zip"
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from openskill.models import PlackettLuce
 
-from agents import make_agent
-from train.tournament import run_tournament, wilson_interval
+from tabletop.agents import make_agent
+from tabletop.train.tournament import run_tournament, wilson_interval
 
 
 @dataclass
@@ -83,7 +83,7 @@ class RoundRobin:
 
     def write(self, out_dir: Path) -> list[Path]:
         """`round_robin.json`, `win_rates.csv`, `ratings.csv` and `win_rates.png` in `out_dir`."""
-        from train.plots import heat_map
+        from tabletop.train.plots import heat_map
 
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / n for n in ("round_robin.json", "win_rates.csv", "ratings.csv", "win_rates.png")]

@@ -19,8 +19,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-import envs
-from train.opponents import OpponentPool
+from tabletop import envs
+from tabletop.train.opponents import OpponentPool
 
 
 class SeatEnv(gym.Env):

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import envs
-from agents import Agent, make_agent
+from tabletop import envs
+from tabletop.agents import Agent, make_agent
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:

@@ -25,16 +25,16 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-import envs
-from train.callbacks import SelfPlayCallback
-from train.config import TrainConfig
-from train.evaluate import Matchup, evaluate, format_table
-from train.logs import EvalLog, make_logger
-from train.opponents import OpponentPool
-from train.plots import learning_curve
-from train.policy import actor_weights, policy_kwargs
-from train.policy_agent import MODEL_FILE, PolicyAgent
-from train.seat_env import SeatEnv
+from tabletop import envs
+from tabletop.train.callbacks import SelfPlayCallback
+from tabletop.train.config import TrainConfig
+from tabletop.train.evaluate import Matchup, evaluate, format_table
+from tabletop.train.logs import EvalLog, make_logger
+from tabletop.train.opponents import OpponentPool
+from tabletop.train.plots import learning_curve
+from tabletop.train.policy import actor_weights, policy_kwargs
+from tabletop.train.policy_agent import MODEL_FILE, PolicyAgent
+from tabletop.train.seat_env import SeatEnv
 
 POOL_FILE = "pool.pt"
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never reuse training seeds, and repeat at every evaluation

@@ -13,7 +13,7 @@ thousands for the grid the layout measurement asks for.
 
 from __future__ import annotations
 
-from envs.chromino.tiles import NUM_TILES
+from tabletop.envs.chromino.tiles import NUM_TILES
 
 NUM_ORIENTATIONS = 4
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.chromino import tiles as T
-from envs.core import Layout
+from tabletop.envs.chromino import tiles as T
+from tabletop.envs.core import Layout
 
 
 def private_layout(num_players: int, grid_size: int) -> Layout:

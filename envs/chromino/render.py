@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.chromino import tiles as T
-from envs.core.canvas import BLACK, FELT, WHITE, Canvas
+from tabletop.envs.chromino import tiles as T
+from tabletop.envs.core.canvas import BLACK, FELT, WHITE, Canvas
 
 RGB = ((215, 48, 39), (245, 200, 40), (50, 160, 70), (40, 95, 210), (135, 65, 170), (250, 250, 250))
 _ANSI_BG = ("41", "43", "42", "44", "45", "47")

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.chromino import tiles as T
-from envs.chromino.actions import NUM_ORIENTATIONS, ActionLayout
-from envs.chromino.table import Placement, Table
-from envs.core import IllegalActionError, check_choice, win_loss_returns, winners_returns
+from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, ActionLayout
+from tabletop.envs.chromino.table import Placement, Table
+from tabletop.envs.core import IllegalActionError, check_choice, win_loss_returns, winners_returns
 
 VARIANTS = ("standard", "junior", "expert", "solo")
 PLAYER_COUNTS = {"standard": (2, 3, 4, 5, 6, 7, 8), "junior": (2, 3, 4, 5, 6, 7, 8), "expert": (2, 3, 4, 5, 6, 7, 8), "solo": (1,)}
@@ -58,7 +58,7 @@ class ChrominoGame:
         self.min_contacts = 1 if variant == "junior" else 2
         self.actions = ActionLayout(grid_size)
         self.num_actions = self.actions.num_actions
-        from envs.chromino import observe
+        from tabletop.envs.chromino import observe
 
         self.observation_layout = observe.private_layout(num_players, grid_size)
         self.omniscient_layout = observe.omniscient_layout(num_players, grid_size)
@@ -92,17 +92,17 @@ class ChrominoGame:
         return ChrominoState.from_json(self, data)
 
     def encode(self, state: "ChrominoState", player: int, omniscient: bool = False) -> np.ndarray:
-        from envs.chromino import observe
+        from tabletop.envs.chromino import observe
 
         return observe.encode(self, state, player, omniscient)
 
     def render_ansi(self, state: "ChrominoState", seat: int | None = None) -> str:
-        from envs.chromino import render
+        from tabletop.envs.chromino import render
 
         return render.ansi(state, seat)
 
     def render_rgb(self, state: "ChrominoState") -> np.ndarray:
-        from envs.chromino import render
+        from tabletop.envs.chromino import render
 
         return render.rgb(state)
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.chromino import tiles as T
+from tabletop.envs.chromino import tiles as T
 
 PAD = 2  # blocked border cells around the grid so shifted slices never leave the arrays
 HORIZONTAL, HORIZONTAL_REVERSED, VERTICAL, VERTICAL_REVERSED = range(4)

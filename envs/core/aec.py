@@ -14,8 +14,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.core.errors import IllegalActionError
-from envs.core.protocol import Game, State
+from tabletop.envs.core.errors import IllegalActionError
+from tabletop.envs.core.protocol import Game, State
 
 OBSERVATION_MODES = ("private", "omniscient")
 REWARDS = ("win_loss", "score")

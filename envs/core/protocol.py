@@ -11,7 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.core.encoding import Layout
+from tabletop.envs.core.encoding import Layout
 
 
 @runtime_checkable

@@ -14,7 +14,7 @@ import numpy as np
 
 
 def _load() -> dict:
-    return json.loads(resources.files("envs.cromlet").joinpath("board.json").read_text())
+    return json.loads(resources.files("tabletop.envs.cromlet").joinpath("board.json").read_text())
 
 
 _DATA = _load()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core import Layout
-from envs.cromlet import board as B
+from tabletop.envs.core import Layout
+from tabletop.envs.cromlet import board as B
 
 CARD_TYPES = B.NUM_CIRCLES + 1
 

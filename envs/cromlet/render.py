@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.canvas import BLACK, GREY, PLAYER_COLORS, WHITE, Canvas
-from envs.cromlet import board as B
+from tabletop.envs.core.canvas import BLACK, GREY, PLAYER_COLORS, WHITE, Canvas
+from tabletop.envs.cromlet import board as B
 
 
 def _circle_text(state, c: int) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import IllegalActionError, Layout, check_choice, win_loss_returns
-from envs.cromlet import board as B
+from tabletop.envs.core import IllegalActionError, Layout, check_choice, win_loss_returns
+from tabletop.envs.cromlet import board as B
 
 PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * B.NUM_CIRCLES for i in range(4))
 TRADE_ONE = 4 * B.NUM_CIRCLES
@@ -63,7 +63,7 @@ class CromletGame:
             raise ValueError(f"claim_limit must be None (the rulebook's table) or an int in [1, 24], got {claim_limit!r}")
         self.claim_limit = default_limit if claim_limit is None else claim_limit
         self.hand_size = hand_size
-        from envs.cromlet.observe import Encoder
+        from tabletop.envs.cromlet.observe import Encoder
 
         self._encoders = (Encoder(self, omniscient=False), Encoder(self, omniscient=True))
         self.observation_layout = self._encoders[0].layout
@@ -84,12 +84,12 @@ class CromletGame:
         return self._encoders[omniscient](state, player)
 
     def render_ansi(self, state: "CromletState", seat: int | None = None) -> str:
-        from envs.cromlet import render
+        from tabletop.envs.cromlet import render
 
         return render.ansi(state, seat)
 
     def render_rgb(self, state: "CromletState") -> np.ndarray:
-        from envs.cromlet import render
+        from tabletop.envs.cromlet import render
 
         return render.rgb(state)
 

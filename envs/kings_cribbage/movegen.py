@@ -26,9 +26,9 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.kings_cribbage.rack import FACE_BIT, FACE_KEY, MIXED, RackCombos, rack_combos
-from envs.kings_cribbage.scoring import INVALID, MAX_HAND, TILE_KEY, hand_points
-from envs.kings_cribbage.tiles import FACE_COLOUR, NUM_FACES, RACK_SIZE
+from tabletop.envs.kings_cribbage.rack import FACE_BIT, FACE_KEY, MIXED, RackCombos, rack_combos
+from tabletop.envs.kings_cribbage.scoring import INVALID, MAX_HAND, TILE_KEY, hand_points
+from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, NUM_FACES, RACK_SIZE
 
 FIRST_MOVE_BONUS = 10
 FULL_RACK_BONUS = 10

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core import Layout
-from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, NUM_RANKS, NUM_TILES, RACK_SIZE
+from tabletop.envs.core import Layout
+from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, NUM_RANKS, NUM_TILES, RACK_SIZE
 
 PHASES = ("first move", "place", "exchange")
 

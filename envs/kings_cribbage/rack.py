@@ -14,8 +14,8 @@ from itertools import permutations, product
 
 import numpy as np
 
-from envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, TILE_KEY
-from envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, FACES_OF_KIND, NUM_FACES
+from tabletop.envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, TILE_KEY
+from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_VALUE, FACES_OF_KIND, NUM_FACES
 
 MIXED = -1  # colour state of tiles of both colours (LIGHT 0 / DARK 1 otherwise)
 FACE_KEY = np.array(TILE_KEY, dtype=np.int64)[FACE_VALUE]  # a face's share of a hand key

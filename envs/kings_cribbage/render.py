@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.canvas import BLACK, FELT, PLAYER_COLORS, WHITE, Canvas
-from envs.kings_cribbage.tiles import (
+from tabletop.envs.core.canvas import BLACK, FELT, PLAYER_COLORS, WHITE, Canvas
+from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_VALUE,
     SHORT_RANK,

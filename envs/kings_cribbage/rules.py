@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import IllegalActionError, check_choice, win_loss_returns
-from envs.kings_cribbage import movegen
-from envs.kings_cribbage.movegen import MoveSet, generate_moves
-from envs.kings_cribbage.scoring import contributing_tiles, is_valid_hand, score_crib_hand
-from envs.kings_cribbage.tiles import (
+from tabletop.envs.core import IllegalActionError, check_choice, win_loss_returns
+from tabletop.envs.kings_cribbage import movegen
+from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
+from tabletop.envs.kings_cribbage.scoring import contributing_tiles, is_valid_hand, score_crib_hand
+from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
     FACE_VALUE,
@@ -75,7 +75,7 @@ class KingsCribbageGame:
         self.num_actions = self.exchange_action + 1
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
-        from envs.kings_cribbage import observe
+        from tabletop.envs.kings_cribbage import observe
 
         self.observation_layout = observe.private_layout(self)
         self.omniscient_layout = observe.omniscient_layout(self)
@@ -103,17 +103,17 @@ class KingsCribbageGame:
         return KingsCribbageState.from_json(self, data)
 
     def encode(self, state: "KingsCribbageState", player: int, omniscient: bool = False) -> np.ndarray:
-        from envs.kings_cribbage import observe
+        from tabletop.envs.kings_cribbage import observe
 
         return observe.encode(self, state, player, omniscient)
 
     def render_ansi(self, state: "KingsCribbageState", seat: int | None = None) -> str:
-        from envs.kings_cribbage import render
+        from tabletop.envs.kings_cribbage import render
 
         return render.ansi(state, seat)
 
     def render_rgb(self, state: "KingsCribbageState") -> np.ndarray:
-        from envs.kings_cribbage import render
+        from tabletop.envs.kings_cribbage import render
 
         return render.rgb(state)
 

@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from envs.kings_cribbage.tiles import NUM_RANKS, face_value
+from tabletop.envs.kings_cribbage.tiles import NUM_RANKS, face_value
 
 MIN_HAND, MAX_HAND = 2, 5
 RANK_WEIGHT = (0, 0, 1, 6, 31, 108, 366, 926, 2286, 5733, 12905, 27316, 44676, 94545)  # [rank]; [0] unused

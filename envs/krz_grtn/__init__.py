@@ -1,5 +1,5 @@
 """KRZ GRTN: the cooperative consonant-clue game (rules, picture deck, encoding, rendering)."""
 
-from envs.krz_grtn.rules import KrzGrtn, KrzState
+from tabletop.envs.krz_grtn.rules import KrzGrtn, KrzState
 
 __all__ = ["KrzGrtn", "KrzState"]

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from envs.krz_grtn.tiles import BLANK, LETTERS, NUM_LETTERS, NUM_TILE_KINDS
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTERS, NUM_LETTERS, NUM_TILE_KINDS
 
 VOTE_NO = 0
 VOTE_YES = 1

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core import Layout
-from envs.krz_grtn.phases import GUESS, OVER
-from envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
-from envs.krz_grtn.tiles import NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
+from tabletop.envs.core import Layout
+from tabletop.envs.krz_grtn.phases import GUESS, OVER
+from tabletop.envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
+from tabletop.envs.krz_grtn.tiles import NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
 
 if TYPE_CHECKING:
-    from envs.krz_grtn.rules import KrzGrtn, KrzState
+    from tabletop.envs.krz_grtn.rules import KrzGrtn, KrzState
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess

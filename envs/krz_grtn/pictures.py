@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.krz_grtn.tiles import LETTER_INDEX, NUM_LETTERS, skeleton
+from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, NUM_LETTERS, skeleton
 
 SKELETON_LENGTH = 6
 FEATURE_SIZE = SKELETON_LENGTH * NUM_LETTERS + 3 * NUM_LETTERS

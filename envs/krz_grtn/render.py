@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.canvas import BLACK, FELT, GREY, LIGHT_GREY, PLAYER_COLORS, WHITE, Canvas
-from envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES
-from envs.krz_grtn.pictures import CONCEPTS
-from envs.krz_grtn.tiles import BLANK, counts_string, tile_char, tiles_string
+from tabletop.envs.core.canvas import BLACK, FELT, GREY, LIGHT_GREY, PLAYER_COLORS, WHITE, Canvas
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES
+from tabletop.envs.krz_grtn.pictures import CONCEPTS
+from tabletop.envs.krz_grtn.tiles import BLANK, counts_string, tile_char, tiles_string
 
 if TYPE_CHECKING:
-    from envs.krz_grtn.rules import KrzState
+    from tabletop.envs.krz_grtn.rules import KrzState
 
 CARD_W, CARD_H, GAP = 118, 84, 8
 TILE = 22

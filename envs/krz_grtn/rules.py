@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import IllegalActionError, Layout, check_choice
-from envs.krz_grtn import actions as act
-from envs.krz_grtn import observe, render
-from envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES, RETURN, VOTE
-from envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS, concept_id
-from envs.krz_grtn.tiles import (
+from tabletop.envs.core import IllegalActionError, Layout, check_choice
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn import observe, render
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES, RETURN, VOTE
+from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS, concept_id
+from tabletop.envs.krz_grtn.tiles import (
     BLANK,
     LETTER_COUNTS,
     NUM_LETTERS,
