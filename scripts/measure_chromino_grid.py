@@ -18,7 +18,7 @@ import numpy as np
 
 from tabletop.agents.base import RandomAgent
 from tabletop.agents.chromino import MostContacts, ShedHardest
-from tabletop.envs.chromino import ChrominoGame
+from tabletop.envs.chromino.rules import ChrominoGame
 
 HUGE = 241  # a chain of 79 tiles could reach 120 cells out only in a straight line; checked below
 PLAYER_COUNTS = (2, 2, 3, 4)

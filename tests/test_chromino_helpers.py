@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.envs.chromino import ChrominoGame, tile_id, tile_name
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.rules import ChrominoGame
+from tabletop.envs.chromino.tiles import tile_id, tile_name
 
 MIDDLE = 22  # centre of the default 45-cell grid
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop.envs.chromino import ChrominoGame
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.rules import ChrominoGame
 
 try:
     from test_chromino_helpers import brute_fits, brute_mask, cells_of

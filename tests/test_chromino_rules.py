@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop.envs.chromino import ChrominoGame, Placement, tile_id
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.observe import ChrominoObserver
+from tabletop.envs.chromino.rules import ChrominoGame
+from tabletop.envs.chromino.table import Placement
+from tabletop.envs.chromino.tiles import tile_id
+from tabletop.envs.core import ParameterError
 
 try:
     from test_chromino_helpers import MIDDLE, brute_fits, scenario
@@ -153,8 +157,8 @@ def test_a_lone_tile_is_public():
     state = scenario(game, [START], [["RRY", "GGG"], ["BBB"], ["PPP", "YYY"]])
     for seat in range(3):
         assert state.view(seat)["public_tiles"] == [None, tile_id("BBB"), None]
-    obs = game.encode(state, 0)
-    public = game.observation_layout.block(obs, "public_tiles")
+    observer = ChrominoObserver(game, omniscient=False)
+    public = observer.layout.block(observer.encode(state, 0), "public_tiles")
     assert public[1, tile_id("BBB")] == 1 and public.sum() == 1
 
 
@@ -241,8 +245,23 @@ def test_solo_ends_when_stuck_with_an_empty_bag_and_returns_minus_the_tiles_left
     assert state.returns().tolist() == [-len(state.hands[0])]
 
 
-@pytest.mark.parametrize("kwargs", [{"num_players": 1}, {"num_players": 9}, {"variant": "solo", "num_players": 2},
-                                    {"variant": "speed"}, {"grid_size": 3}, {"hand_size": 0}, {"hand_size": 40, "num_players": 2}])
-def test_bad_configurations_say_what_is_allowed(kwargs):
-    with pytest.raises(ValueError, match="allowed|must be"):
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"num_players": 1}, r"num_players=1 is not allowed with variant='standard' \(one player needs variant='solo'\); "
+                             r"allowed: 2, 3, 4, 5, 6, 7, 8"),
+        ({"variant": "solo", "num_players": 2}, r"num_players=2 is not allowed with variant='solo'; allowed: 1$"),
+        ({"hand_size": 40}, r"hand_size=40 is not allowed for 2 players; allowed: an int in \[1, 39\]"),
+        ({"hand_size": 27, "num_players": 3}, r"hand_size=27 .* allowed: an int in \[1, 26\]"),
+        ({"grid_size": 4}, r"grid_size=4 is not allowed; allowed: an int >= 5"),
+    ],
+)
+def test_configurations_the_rules_forbid_say_what_is_allowed(kwargs, message):
+    with pytest.raises(ParameterError, match=message):
         ChrominoGame(**kwargs)
+
+
+def test_the_largest_hands_and_the_smallest_grid_are_allowed():
+    for kwargs in ({"hand_size": 79, "num_players": 1, "variant": "solo"}, {"hand_size": 26, "num_players": 3}, {"grid_size": 5}):
+        game = ChrominoGame(**kwargs)
+        assert game.new_initial_state(np.random.default_rng(0)).legal_action_mask().any()

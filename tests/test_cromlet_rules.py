@@ -8,7 +8,7 @@ import pytest
 
 from tabletop import envs
 from tabletop.envs.core import IllegalActionError
-from tabletop.envs.cromlet import CromletGame
+from tabletop.envs.cromlet.rules import CromletGame
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
 

@@ -12,8 +12,9 @@ from itertools import combinations, combinations_with_replacement, permutations,
 import numpy as np
 import pytest
 
-from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, is_valid_hand, score_crib_hand
-from tabletop.envs.kings_cribbage.scoring import HAND_POINTS, INVALID, hand_key
+from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
+from tabletop.envs.kings_cribbage.scoring import HAND_POINTS, INVALID, hand_key, is_valid_hand, score_crib_hand
 
 FACE_OPTIONS = {6: (6, 9), 9: (9, 6)}  # printed rank -> values it may show
 
@@ -206,7 +207,9 @@ def _play_and_check(game, seed: int, max_turns: int = 10_000) -> int:
     while not state.is_terminal() and turns < max_turns:
         if not state.pending and not state.marked:
             brute = brute_moves(state.values, state.colours, state.racks[state.current], game.board_size)
-            assert _engine_moves(state) == brute, f"seed {seed} turn {turns}\n{game.render_ansi(state)}"
+            assert _engine_moves(state) == brute, (
+                f"seed {seed} turn {turns}\n{KingsCribbageRenderer(game).ansi(state)}"  # the table, on failure only
+            )
             turns += 1
         mask = state.legal_action_mask()
         np.testing.assert_array_equal(mask, _expected_mask(state, brute), err_msg=f"seed {seed} turn {turns}")

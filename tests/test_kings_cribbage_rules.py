@@ -8,10 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tabletop.envs.core import IllegalActionError
+from tabletop.envs.core import ParameterError
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND
-from tabletop.envs.kings_cribbage_v0 import raw_env
 
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 
@@ -286,38 +285,11 @@ def test_three_rounds_without_a_move_end_the_game():
     assert state.is_terminal() and state.deductions == [7 + 7 + 8 + 9 + 9] * 2
 
 
-# --- the adapter: illegal actions, bad arguments ---------------------------------------------------
-def test_illegal_action_raises_through_the_adapter():
-    env = raw_env()
-    env.reset(seed=3)
-    mask = env.observe(env.agent_selection)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0])
-    with pytest.raises(IllegalActionError, match="player_"):
-        env.step(illegal)
-    with pytest.raises(IllegalActionError):
-        env.step(env.game.num_actions + 5)
-    penal = raw_env(illegal_action="penalize")
-    penal.reset(seed=3)
-    agent = penal.agent_selection
-    penal.step(illegal)
-    assert penal.terminations[agent] and penal.rewards[agent] == -1.0
-
-
-@pytest.mark.parametrize(
-    "kwargs, words",
-    [
-        ({"num_players": 5}, "allowed: 2, 3, 4"),
-        ({"num_players": 1}, "allowed: 2, 3, 4"),
-        ({"variant": "servant"}, "'standard', 'solitaire'"),
-        ({"variant": "solitaire", "num_players": 3}, "num_players must be 2"),
-        ({"board_size": 4}, "integers 5 to 26"),
-        ({"board_size": 13.0}, "integers 5 to 26"),
-        ({"stall_rounds": 0}, "positive int"),
-    ],
-)
-def test_bad_arguments_say_what_is_allowed(kwargs, words):
-    with pytest.raises(ValueError, match=words.replace("(", r"\(")):
-        raw_env(**kwargs)
+# --- the configuration and the words ------------------------------------------------------------------
+def test_solitaire_needs_two_players_and_says_so():
+    with pytest.raises(ParameterError, match=r"variant='solitaire'.*needs num_players=2.*variant='standard'"):
+        KingsCribbageGame(variant="solitaire", num_players=3)
+    assert KingsCribbageGame(variant="solitaire").bag_of == (0, 1)
 
 
 def test_action_names():

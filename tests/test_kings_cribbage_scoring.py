@@ -2,7 +2,7 @@
 
 import pytest
 
-from tabletop.envs.kings_cribbage.rules import contributing_tiles, is_valid_hand, score_crib_hand
+from tabletop.envs.kings_cribbage.scoring import contributing_tiles, is_valid_hand, score_crib_hand
 
 A, J, Q, K = 1, 11, 12, 13
 

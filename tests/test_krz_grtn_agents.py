@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from tabletop.agents import make_agent
 from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
-from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn.phases import RETURN
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
+from tabletop.envs.krz_grtn.rules import RETURN, KrzGrtn
 from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
+from tabletop.train.evaluation.tournament import run_tournament
 from test_krz_grtn_support import load, scenario
-from tabletop.train.tournament import run_tournament
 
 
 def test_registry_finds_the_heuristic():
     assert set(HEURISTICS) == {"skeleton"}
-    agent = make_agent("krz_grtn_v0", "skeleton", seed=0)
+    agent = make_agent(EnvSpec("krz_grtn_v0"), "skeleton", seed=0)
     assert agent.name == "skeleton" and agent.needs_observation is False
 
 
@@ -68,7 +67,8 @@ def test_returns_give_back_the_least_useful_letters():
 
 
 def test_heuristic_team_clearly_beats_random_team():
-    heuristic = run_tournament("krz_grtn_v0", ["skeleton"], 40, seed=1, env_kwargs={"num_players": 4})
-    random = run_tournament("krz_grtn_v0", ["random"], 40, seed=1, env_kwargs={"num_players": 4})
+    four = EnvSpec("krz_grtn_v0", {"num_players": 4})
+    heuristic = run_tournament(four, ["skeleton"], 40, seed=1)
+    random = run_tournament(four, ["random"], 40, seed=1)
     assert heuristic.records["skeleton"].win_rate > 0.5
     assert heuristic.records["skeleton"].mean_score > random.records["random"].mean_score + 2

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletop import envs
+from tabletop.envs.krz_grtn import pictures
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES, NUM_CARDS, SKELETON_LENGTH, featurise
 from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, NUM_LETTERS, skeleton
 
@@ -24,7 +24,7 @@ def normalise(name: str) -> str:
 
 
 def test_167_cards_with_two_sides_each():
-    data = json.loads((Path(envs.krz_grtn.__file__).parent / "pictures.json").read_text())
+    data = json.loads(Path(pictures.__file__).with_name("pictures.json").read_text())
     assert len(data["cards"]) == NUM_CARDS == 167
     assert all(len(card) == 2 for card in data["cards"])
     assert len(CONCEPTS) == 334

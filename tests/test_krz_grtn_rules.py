@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop.envs.core import IllegalActionError
-from tabletop.envs.krz_grtn import KrzGrtn
+from tabletop.envs.core import IllegalActionError, ParameterError
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, VOTE, KrzGrtn
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, counts_string
 from test_krz_grtn_support import load, scenario
 
@@ -263,8 +262,25 @@ def test_skipping_lower_levels_plays_six_levels_from_the_higher_cards():
     "levels", [(1, 2, 3), (2, 1, 3, 4, 5, 6), (1, 2, 3, 4, 5, 5), (1, 3, 4, 5, 6, 6), (0, 1, 2, 3, 4, 5)]
 )
 def test_bad_level_sequences_are_refused(levels):
-    with pytest.raises(ValueError, match="ascending"):
+    with pytest.raises(ParameterError, match="ascending"):
         KrzGrtn(levels=levels)
+
+
+def test_level_sequences_from_json_or_yaml_lists_are_accepted():
+    assert KrzGrtn(levels=[3, 4, 5, 5, 6, 6]).levels == (3, 4, 5, 5, 6, 6)
+
+
+@pytest.mark.parametrize(
+    "kwargs, allowed",
+    [
+        ({"tile_limit": 4}, "start_letters <= tile_limit"),  # below the default start_letters=5
+        ({"start_letters": 9}, "start_letters <= tile_limit"),  # above the default tile_limit=8
+        ({"num_players": 6, "tile_limit": 10}, r"\[start_letters, 9\]"),  # 6 screens x 10 > 56 letters
+    ],
+)
+def test_letters_and_tile_limit_must_fit_the_56_tiles(kwargs, allowed):
+    with pytest.raises(ParameterError, match=allowed):
+        KrzGrtn(**kwargs)
 
 
 def test_json_scenarios_must_account_for_every_tile():

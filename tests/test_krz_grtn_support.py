@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.envs.krz_grtn import KrzGrtn
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from tabletop.envs.krz_grtn.rules import KrzGrtn
 from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
 
 

@@ -1,4 +1,4 @@
-"""Seat renders (`Game.render_ansi(state, seat)`) show what the seat may know and nothing more: they ignore
+"""Seat renders (`Renderer.ansi(state, seat)`) show what the seat may know and nothing more: they ignore
 the facts each game's hidden-information tests redraw, and show the seat's own hand; the full render
 (`seat=None`) does show those facts. `tabletop play` draws the human's table this way."""
 
@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.envs.chromino import ChrominoGame
+from tabletop.envs import definition
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.cromlet import CromletGame
+from tabletop.envs.chromino.rules import ChrominoGame
+from tabletop.envs.cromlet.rules import CromletGame
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
-from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER
 from tabletop.envs.krz_grtn.tiles import counts_string
 from test_chromino_env import _hide_differently
 from test_cromlet_env import random_states as cromlet_states
@@ -29,10 +30,15 @@ def _random_play(game, seed: int, games: int):
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
 
 
-def _check(game, state, other, seat: int) -> bool:
+def _ansi(state, seat: int | None = None) -> str:
+    """The game's text render of `state` for `seat` (everything for None)."""
+    return definition(state.game.name).renderer(state.game).ansi(state, seat)
+
+
+def _check(state, other, seat: int) -> bool:
     """The seat's render is unchanged by the redraw; True if the full render saw it."""
-    assert game.render_ansi(other, seat) == game.render_ansi(state, seat)
-    return game.render_ansi(other) != game.render_ansi(state)
+    assert _ansi(other, seat) == _ansi(state, seat)
+    return _ansi(other) != _ansi(state)
 
 
 def test_cromlet_seat_render_shows_own_hand_only():
@@ -43,12 +49,12 @@ def test_cromlet_seat_render_shows_own_hand_only():
         me = state.current_player
         other_seat = (me + 1) % 3
         data = state.to_json()
-        assert f"hand: {' '.join(data['hands'][me]) or '-'}" in game.render_ansi(state, me)
+        assert f"hand: {' '.join(data['hands'][me]) or '-'}" in _ansi(state, me)
         pool = data["hands"][other_seat] + data["deck"]
         rng.shuffle(pool)
         size = len(data["hands"][other_seat])
         data["hands"][other_seat], data["deck"] = pool[:size], pool[size:]
-        seen += _check(game, state, game.state_from_json(data), me)
+        seen += _check(state, game.state_from_json(data), me)
     assert seen > 30
 
 
@@ -59,8 +65,8 @@ def test_chromino_seat_render_shows_own_hand_only():
     for state in _random_play(game, seed=9, games=2):
         for seat in range(3):
             hand = " ".join(T.tile_name(t) for t in state.hands[seat]) or "-"
-            assert f"hand P{seat}: {hand}" in game.render_ansi(state, seat)
-            seen += _check(game, state, _hide_differently(state, seat, rng), seat)
+            assert f"hand P{seat}: {hand}" in _ansi(state, seat)
+            seen += _check(state, _hide_differently(state, seat, rng), seat)
             compared += 1
     assert compared > 100 and seen > compared // 2
 
@@ -70,14 +76,14 @@ def test_kings_cribbage_seat_render_shows_own_rack_only():
     rng = np.random.default_rng(8)
     seen = compared = 0
     for state in _random_play(game, seed=8, games=1):
-        full = game.render_ansi(state).splitlines()
+        full = _ansi(state).splitlines()
         for seat in range(3):
-            text = game.render_ansi(state, seat)
+            text = _ansi(state, seat)
             own = next(line for line in full if f"player_{seat}:" in line)
             assert own in text.splitlines() and text.count(" tiles") == 3  # two rack sizes and the bags
             other = _perturbed(state, seat, rng)
             if other is not None and not other.is_terminal():
-                seen += _check(game, state, other, seat)
+                seen += _check(state, other, seat)
                 compared += 1
     assert compared > 50 and seen > compared // 2
 
@@ -89,8 +95,8 @@ def test_krz_grtn_seat_render_hides_other_screens_clues_in_progress_and_the_targ
     for state, _ in krz_states(n, games=10, seed=200 + n):
         if state.phase == OVER:
             continue
-        game, seat = state.game, int(rng.integers(n))
-        assert f"letters {counts_string(state.supply[seat]) or '-':<10}" in game.render_ansi(state, seat)
+        seat = int(rng.integers(n))
+        assert f"letters {counts_string(state.supply[seat]) or '-':<10}" in _ansi(state, seat)
         for how in ("screen", "clue", "lengthen") if state.phase == CLUE else ("screen",):
             other = state.clone()
             if how == "lengthen":
@@ -101,8 +107,8 @@ def test_krz_grtn_seat_render_hides_other_screens_clues_in_progress_and_the_targ
                 continue
             other.deck = list(rng.permutation(other.deck))
             for observer in (p for p in range(n) if p != seat):
-                assert game.render_ansi(other, observer) == game.render_ansi(state, observer)
-            assert game.render_ansi(other) != game.render_ansi(state)
+                assert _ansi(other, observer) == _ansi(state, observer)
+            assert _ansi(other) != _ansi(state)
             screens += how == "screen"
             clues += how != "screen"
         if state.target >= 0:  # another picture (or card) as the target: X cannot tell, a giver can
@@ -114,7 +120,7 @@ def test_krz_grtn_seat_render_hides_other_screens_clues_in_progress_and_the_targ
                 swap = other.deck.pop()
                 other.deck.append(other.target // 2)
                 other.target, other.candidates = 2 * swap, [2 * swap]
-            assert _check(game, state, other, state.x)
-            assert game.render_ansi(other, (state.x + 1) % n) != game.render_ansi(state, (state.x + 1) % n)
+            assert _check(state, other, state.x)
+            assert _ansi(other, (state.x + 1) % n) != _ansi(state, (state.x + 1) % n)
             targets += 1
     assert screens > 200 and clues > 50 and targets > 200

@@ -1,11 +1,15 @@
-"""View → float32 observation. Seats are listed relative to the observer (index 0 = the observer,
-1 = the next seat to play, ...), so one policy can play every seat."""
+"""Chromino observations: a state as one seat sees it, as a float32 vector.
+
+Seats are listed relative to the observer (index 0 = the observer, 1 = the next seat to play, ...), so
+one policy can play every seat.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
 from tabletop.envs.core import Layout
 
 
@@ -36,38 +40,50 @@ def omniscient_layout(num_players: int, grid_size: int) -> Layout:
     )
 
 
-def encode(game, state, player: int, omniscient: bool) -> np.ndarray:
-    layout = game.omniscient_layout if omniscient else game.observation_layout
-    n = game.num_players
-    seats = [(player + k) % n for k in range(n)]
-    obs = layout.zeros()
-    obs[layout.slice("board")] = state.table.planes().ravel()
-    obs[layout.slice("hand")][state.hands[player]] = 1.0
-    public = layout.block(obs, "public_tiles")
-    for i, seat in enumerate(seats):
-        hand = state.hands[seat]
-        if len(hand) == 1:
-            public[i, hand[0]] = 1.0
-    obs[layout.slice("hand_sizes")] = [len(state.hands[s]) / game.hand_size for s in seats]
-    obs[layout.slice("bag_size")] = len(state.bag) / T.NUM_TILES
-    obs[layout.slice("scores")] = [state.points[s] / 100.0 for s in seats]
-    obs[layout.slice("finished")] = [float(state.finished[s]) for s in seats]
-    mover = state.current_player
-    if mover >= 0:
-        obs[layout.slice("to_move")][(mover - player) % n] = 1.0
-        obs[layout.slice("phase")][state.phase] = 1.0
-        tile = state.chosen if state.chosen >= 0 else state.drawn
-        if tile >= 0 and (omniscient or mover == player):
-            obs[layout.slice("turn_tile")][tile] = 1.0
-            if state.orientation >= 0:
-                obs[layout.slice("turn_orientation")][state.orientation] = 1.0
-    obs[layout.slice("final_round")] = float(any(state.finished))
-    obs[layout.slice("idle_turns")] = state.idle_turns / n
-    if omniscient:
-        hands = layout.block(obs, "all_hands")
-        for i, seat in enumerate(seats):
-            hands[i, state.hands[seat]] = 1.0
-        obs[layout.slice("bag")][state.bag] = 1.0
-        if state.bag:
-            obs[layout.slice("next_draw")][state.bag[-1]] = 1.0
-    return obs
+class ChrominoObserver:
+    """Builds observation vectors for one game configuration: private (what the seat knows) or omniscient."""
+
+    def __init__(self, game: ChrominoGame, omniscient: bool):
+        self.game = game
+        self.omniscient = omniscient
+        layout = omniscient_layout if omniscient else private_layout
+        self.layout = layout(game.num_players, game.grid_size)
+
+    def encode(self, state: ChrominoState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        layout, n = self.layout, self.game.num_players
+        seats = [(seat + k) % n for k in range(n)]
+        if out is None:
+            obs = layout.zeros()
+        else:
+            obs = out
+            obs.fill(0.0)
+        obs[layout.slice("board")] = state.table.planes().ravel()
+        obs[layout.slice("hand")][state.hands[seat]] = 1.0
+        public = layout.block(obs, "public_tiles")
+        for i, s in enumerate(seats):
+            hand = state.hands[s]
+            if len(hand) == 1:
+                public[i, hand[0]] = 1.0
+        obs[layout.slice("hand_sizes")] = [len(state.hands[s]) / self.game.hand_size for s in seats]
+        obs[layout.slice("bag_size")] = len(state.bag) / T.NUM_TILES
+        obs[layout.slice("scores")] = [state.points[s] / 100.0 for s in seats]
+        obs[layout.slice("finished")] = [float(state.finished[s]) for s in seats]
+        mover = state.current_player
+        if mover >= 0:
+            obs[layout.slice("to_move")][(mover - seat) % n] = 1.0
+            obs[layout.slice("phase")][state.phase] = 1.0
+            tile = state.chosen if state.chosen >= 0 else state.drawn
+            if tile >= 0 and (self.omniscient or mover == seat):
+                obs[layout.slice("turn_tile")][tile] = 1.0
+                if state.orientation >= 0:
+                    obs[layout.slice("turn_orientation")][state.orientation] = 1.0
+        obs[layout.slice("final_round")] = float(any(state.finished))
+        obs[layout.slice("idle_turns")] = state.idle_turns / n
+        if self.omniscient:
+            hands = layout.block(obs, "all_hands")
+            for i, s in enumerate(seats):
+                hands[i, state.hands[s]] = 1.0
+            obs[layout.slice("bag")][state.bag] = 1.0
+            if state.bag:
+                obs[layout.slice("next_draw")][state.bag[-1]] = 1.0
+        return obs

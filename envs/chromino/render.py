@@ -1,15 +1,33 @@
-"""Pictures of the table: coloured squares in a terminal (`ansi`) and an RGB image (`rgb_array`)."""
+"""Pictures of the table: coloured squares in a terminal (`ansi`) and an RGB image (`rgb_array`).
+
+The text render of a seat shows that seat's hand (and the public lone tiles), so a human can play from
+it; without a seat it shows every hand. The picture shows the public table only.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
 from tabletop.envs.core.canvas import BLACK, FELT, WHITE, Canvas
 
 RGB = ((215, 48, 39), (245, 200, 40), (50, 160, 70), (40, 95, 210), (135, 65, 170), (250, 250, 250))
 _ANSI_BG = ("41", "43", "42", "44", "45", "47")
 CELL = 14
+
+
+class ChrominoRenderer:
+    """Text for a seat (or everyone) and the spectator's picture."""
+
+    def __init__(self, game: ChrominoGame):
+        self.game = game
+
+    def ansi(self, state: ChrominoState, seat: int | None = None) -> str:
+        return ansi(state, seat)
+
+    def rgb(self, state: ChrominoState) -> np.ndarray:
+        return rgb(state)
 
 
 def _crop(state, margin: int = 1) -> tuple[slice, slice]:
@@ -39,7 +57,7 @@ def _status_lines(state) -> list[str]:
     return lines
 
 
-def ansi(state, seat: int | None = None) -> str:
+def ansi(state: ChrominoState, seat: int | None = None) -> str:
     """Status, then `seat`'s hand (every hand if None), then the occupied part of the grid."""
     colours, _ = state.table.grid()
     rows, cols = _crop(state)
@@ -56,7 +74,7 @@ def ansi(state, seat: int | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def rgb(state) -> np.ndarray:
+def rgb(state: ChrominoState) -> np.ndarray:
     """The whole grid (one square per cell, tiles outlined) above a status panel."""
     colours, tile_ids = state.table.grid()
     g = state.game.grid_size

@@ -14,64 +14,72 @@ import numpy as np
 from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, ActionLayout
 from tabletop.envs.chromino.table import Placement, Table
-from tabletop.envs.core import IllegalActionError, check_choice, win_loss_returns, winners_returns
+from tabletop.envs.core import (
+    IllegalActionError,
+    Param,
+    ParameterError,
+    Parameters,
+    int_in,
+    win_loss_returns,
+    winners_returns,
+)
 
 VARIANTS = ("standard", "junior", "expert", "solo")
-PLAYER_COUNTS = {"standard": (2, 3, 4, 5, 6, 7, 8), "junior": (2, 3, 4, 5, 6, 7, 8), "expert": (2, 3, 4, 5, 6, 7, 8), "solo": (1,)}
+PLAYER_COUNTS = {variant: tuple(range(2, 9)) for variant in ("standard", "junior", "expert")} | {"solo": (1,)}
 DEFAULT_GRID_SIZE = 45
 PHASES = ("choose", "drawn", "place", "over")
 CHOOSE, DRAWN, PLACE, OVER = range(4)
 _NO_MOVES = np.empty((0, 5), dtype=np.int64)
 _NO_MOVES.flags.writeable = False
 
+PARAMETERS = Parameters(
+    Param("num_players", 2, "players at the table: 2-8, or 1 for the `solo` variant", choices=tuple(range(1, 9))),
+    Param("variant", "standard", "`standard`; `junior`: one matching contact suffices; `expert`: placements score "
+          "points; `solo`: one player empties the hand", choices=VARIANTS),
+    Param("grid_size", DEFAULT_GRID_SIZE, "cells per side of the bounded table (45 holds 99.6% of measured games)",
+          check=int_in(5), allowed="an int >= 5"),
+    Param("hand_size", 8, "tiles dealt to each player", check=int_in(1, T.NUM_TILES - 1),
+          allowed=f"an int in [1, {T.NUM_TILES - 1} // num_players]"),
+    Param("out_bonus", 10, "expert: points for going out", check=int_in(0), allowed="an int >= 0"),
+    Param("tile_penalty", 10, "expert: points lost per tile left in hand at the end", check=int_in(0),
+          allowed="an int >= 0"),
+)
+
 
 class ChrominoGame:
     """Chromino for 2-8 players (`standard`, `junior`, `expert`) or one (`solo`)."""
 
     name = "chromino_v0"
+    parameters = PARAMETERS
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        variant: str = "standard",
-        grid_size: int = DEFAULT_GRID_SIZE,
-        hand_size: int = 8,
-        out_bonus: int = 10,
-        tile_penalty: int = 10,
-    ):
-        check_choice("variant", variant, VARIANTS)
-        check_choice("num_players", num_players, PLAYER_COUNTS[variant])
-        if not isinstance(grid_size, int) or grid_size < 5:
-            raise ValueError(f"grid_size must be an int >= 5 (cells per side), got {grid_size!r}")
+    def __init__(self, **params: Any):
+        self.params = PARAMETERS.resolve(params, self.name)
+        num_players, variant, hand_size = self.params["num_players"], self.params["variant"], self.params["hand_size"]
+        if num_players not in PLAYER_COUNTS[variant]:
+            hint = " (one player needs variant='solo')" if num_players == 1 else ""
+            raise ParameterError(
+                f"{self.name}: num_players={num_players} is not allowed with variant={variant!r}{hint}; "
+                f"allowed: {', '.join(map(str, PLAYER_COUNTS[variant]))}"
+            )
         most = (T.NUM_TILES - 1) // num_players
-        if not isinstance(hand_size, int) or not 1 <= hand_size <= most:
-            raise ValueError(f"hand_size must be an int in [1, {most}] for {num_players} players, got {hand_size!r}")
-        for name, value in (("out_bonus", out_bonus), ("tile_penalty", tile_penalty)):
-            if not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+        if hand_size > most:
+            raise ParameterError(
+                f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
+                f"allowed: an int in [1, {most}]"
+            )
         self.num_players = num_players
         self.variant = variant
-        self.grid_size = grid_size
+        self.grid_size = self.params["grid_size"]
         self.hand_size = hand_size
-        self.out_bonus = out_bonus
-        self.tile_penalty = tile_penalty
+        self.out_bonus = self.params["out_bonus"]
+        self.tile_penalty = self.params["tile_penalty"]
         self.min_contacts = 1 if variant == "junior" else 2
-        self.actions = ActionLayout(grid_size)
+        self.actions = ActionLayout(self.grid_size)
         self.num_actions = self.actions.num_actions
-        from tabletop.envs.chromino import observe
-
-        self.observation_layout = observe.private_layout(num_players, grid_size)
-        self.omniscient_layout = observe.omniscient_layout(num_players, grid_size)
 
     def config(self) -> dict[str, Any]:
-        return {
-            "num_players": self.num_players,
-            "variant": self.variant,
-            "grid_size": self.grid_size,
-            "hand_size": self.hand_size,
-            "out_bonus": self.out_bonus,
-            "tile_penalty": self.tile_penalty,
-        }
+        """The parameters, as written into every state's JSON."""
+        return dict(self.params)
 
     def start_placement(self, tile: int) -> Placement:
         """The start chameleon lies horizontally with its centre on the middle cell."""
@@ -90,21 +98,6 @@ class ChrominoGame:
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "ChrominoState":
         return ChrominoState.from_json(self, data)
-
-    def encode(self, state: "ChrominoState", player: int, omniscient: bool = False) -> np.ndarray:
-        from tabletop.envs.chromino import observe
-
-        return observe.encode(self, state, player, omniscient)
-
-    def render_ansi(self, state: "ChrominoState", seat: int | None = None) -> str:
-        from tabletop.envs.chromino import render
-
-        return render.ansi(state, seat)
-
-    def render_rgb(self, state: "ChrominoState") -> np.ndarray:
-        from tabletop.envs.chromino import render
-
-        return render.rgb(state)
 
 
 class ChrominoState:

@@ -1,19 +1,29 @@
-"""What every game shares: the protocols, the AEC adapter, encoding and rendering helpers."""
+"""What every game shares: the layer protocols, parameter declarations, the AEC adapter, helpers."""
 
-from tabletop.envs.core.aec import TabletopEnv, check_choice, wrap
+from tabletop.envs.core.aec import ADAPTER_PARAMETERS, TabletopEnv
+from tabletop.envs.core.definition import GameDefinition, entry_points
 from tabletop.envs.core.encoding import Layout
 from tabletop.envs.core.errors import IllegalActionError
 from tabletop.envs.core.outcomes import win_loss_returns, winners_returns
-from tabletop.envs.core.protocol import Game, State
+from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
+from tabletop.envs.core.protocol import Game, Observer, Renderer, State
 
 __all__ = [
+    "ADAPTER_PARAMETERS",
     "Game",
+    "GameDefinition",
     "IllegalActionError",
     "Layout",
+    "Observer",
+    "Param",
+    "ParameterError",
+    "Parameters",
+    "Renderer",
     "State",
     "TabletopEnv",
-    "check_choice",
+    "entry_points",
+    "int_in",
+    "is_int",
     "win_loss_returns",
     "winners_returns",
-    "wrap",
 ]

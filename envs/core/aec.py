@@ -15,58 +15,63 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from tabletop.envs.core.errors import IllegalActionError
-from tabletop.envs.core.protocol import Game, State
+from tabletop.envs.core.params import Param, Parameters
+from tabletop.envs.core.protocol import Game, Observer, Renderer, State
 
-OBSERVATION_MODES = ("private", "omniscient")
-REWARDS = ("win_loss", "score")
 RENDER_MODES = ("ansi", "rgb_array")
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
-
-def check_choice(name: str, value: Any, allowed: tuple) -> None:
-    """Fail with a message that names the argument and what is allowed."""
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not supported; allowed: {', '.join(map(repr, allowed))}")
+ADAPTER_PARAMETERS = Parameters(
+    Param("reward", "win_loss", "`win_loss`: +1/-1/0 at the end; `score`: the change of each seat's score after "
+          "every step (cooperative games: one shared team reward)", choices=("win_loss", "score")),
+    Param("observation_mode", "private", "`private`: what the seat may know; `omniscient`: every hidden fact too",
+          choices=("private", "omniscient")),
+    Param("render_mode", None, "what `render()` returns", choices=(None, *RENDER_MODES)),
+    Param("illegal_action", "raise", "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
+          "offender", choices=("raise", "penalize")),
+)
 
 
 class TabletopEnv(AECEnv):
-    """AEC adapter. `observation_mode="omniscient"` puts every hidden fact into each observation;
-    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising."""
+    """AEC adapter composing a game's rules, its observer and its renderer.
+
+    `observation_mode="omniscient"` puts every hidden fact into each observation;
+    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising.
+    """
 
     metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self,
         game: Game,
-        reward: str = "win_loss",
-        observation_mode: str = "private",
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
+        observer: type[Observer],
+        renderer: type[Renderer],
+        **adapter_kwargs: Any,
     ):
         super().__init__()
-        check_choice("reward", reward, REWARDS)
-        check_choice("observation_mode", observation_mode, OBSERVATION_MODES)
-        check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        options = ADAPTER_PARAMETERS.resolve(adapter_kwargs, game.name)
         self.game = game
-        self.reward_mode = reward
-        self.observation_mode = observation_mode
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
+        self.reward_mode = options["reward"]
+        self.observation_mode = options["observation_mode"]
+        self.render_mode = options["render_mode"]
+        self.illegal_action = options["illegal_action"]
         self.metadata = {**self.metadata, "name": game.name}
+        self.observer: Observer = observer(game, self.observation_mode == "omniscient")
+        self.omniscient_observer: Observer = (
+            self.observer if self.observation_mode == "omniscient" else observer(game, True)
+        )
+        self.renderer: Renderer = renderer(game)
 
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        layout = game.omniscient_layout if observation_mode == "omniscient" else game.observation_layout
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (layout.size,), np.float32),
+                "observation": spaces.Box(-np.inf, np.inf, (self.observer.layout.size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(-np.inf, np.inf, (game.omniscient_layout.size,), np.float32)
+        self.state_space = spaces.Box(-np.inf, np.inf, (self.omniscient_observer.layout.size,), np.float32)
         self._rng = np.random.default_rng()
         self.game_state: State | None = None
 
@@ -85,15 +90,14 @@ class TabletopEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         state = self.game_state
-        omniscient = self.observation_mode == "omniscient"
         if seat == state.current_player:
             mask = state.legal_action_mask().astype(np.int8, copy=True)
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": self.game.encode(state, seat, omniscient), "action_mask": mask}
+        return {"observation": self.observer.encode(state, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return self.game.encode(self.game_state, 0, omniscient=True)
+        return self.omniscient_observer.encode(self.game_state, 0)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -126,8 +130,8 @@ class TabletopEnv(AECEnv):
         if self.render_mode is None:
             return None
         if self.render_mode == "ansi":
-            return self.game.render_ansi(self.game_state)
-        return self.game.render_rgb(self.game_state)
+            return self.renderer.ansi(self.game_state)
+        return self.renderer.rgb(self.game_state)
 
     def close(self) -> None:
         pass

@@ -1,17 +1,19 @@
-"""The two protocols every game implements: a `Game` (fixed configuration) and its `State`.
+"""The layers every game implements: `Game` and `State` (rules), `Observer` (arrays), `Renderer` (pictures).
 
-The rules engine knows nothing of PettingZoo; `envs.core.aec.TabletopEnv` adapts any `Game` to an
-AEC environment. The split follows OpenSpiel: the game holds what never changes (player count, action
-count, observation layout), the state holds one position and mutates in place as actions are applied.
+The split follows OpenSpiel: the game holds what never changes (its parameters, player and action
+counts), the state holds one position and mutates in place as actions are applied. Rules know
+nothing of encodings, drawings or PettingZoo; an Observer turns a state into the arrays a seat may
+see, a Renderer into text and pictures, and `tabletop.envs.core.aec.TabletopEnv` composes the three.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from tabletop.envs.core.encoding import Layout
+from tabletop.envs.core.params import Parameters
 
 
 @runtime_checkable
@@ -55,15 +57,15 @@ class State(Protocol):
 
 @runtime_checkable
 class Game(Protocol):
-    """A game under one configuration (player count, variant, ...)."""
+    """A game under one configuration. Built as `GameClass(**params)`, validated by `parameters`."""
 
     name: str
+    parameters: ClassVar[Parameters]
+    """The declaration of every constructor argument: default, allowed values, meaning."""
+    params: dict[str, Any]
+    """This configuration's value of every parameter (defaults filled in)."""
     num_players: int
     num_actions: int
-    observation_layout: Layout
-    """Layout of the private observation (what `encode(..., omniscient=False)` returns)."""
-    omniscient_layout: Layout
-    """Layout of the omniscient observation and of `state()`."""
 
     def new_initial_state(self, rng: np.random.Generator) -> State:
         """A fresh game; every random choice, now and later, comes from `rng`."""
@@ -71,11 +73,29 @@ class Game(Protocol):
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> State:
         """Rebuild a state written by `State.to_json`."""
 
-    def encode(self, state: State, player: int, omniscient: bool = False) -> np.ndarray:
-        """float32 observation of `state` as `player` sees it (everything, if `omniscient`)."""
 
-    def render_ansi(self, state: State, seat: int | None = None) -> str:
-        """The table as terminal text: everything for `None`, else only what `seat` may know (as `State.view(seat)`)."""
+@runtime_checkable
+class Observer(Protocol):
+    """State + seat -> float32 arrays, for one game configuration and one mode.
 
-    def render_rgb(self, state: State) -> np.ndarray:
-        """The table as an H×W×3 uint8 picture."""
+    Built as `ObserverClass(game, omniscient)`. `layout` names the segments of the flat vector; a
+    segment with a multi-dimensional shape (board planes, one row per circle or picture) is the
+    structured form a network reads through `layout.block(vector, name)`. A private observer reads only
+    what the seat may know; an omniscient one reads everything.
+    """
+
+    layout: Layout
+
+    def encode(self, state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of `state` as `seat` sees it; written into `out` (and returned) when given."""
+
+
+@runtime_checkable
+class Renderer(Protocol):
+    """State -> text and pictures, for one game configuration. Built as `RendererClass(game)`."""
+
+    def ansi(self, state: State, seat: int | None = None) -> str:
+        """The table as terminal text: everything for `None`, else only what `seat` may know."""
+
+    def rgb(self, state: State) -> np.ndarray:
+        """The table as an H×W×3 uint8 picture (a spectator's view)."""

@@ -1,5 +1,5 @@
-"""Cromlet: claim cromlets at the right moment with the cards you are dealt."""
+"""Cromlet: claim cromlets at the right moment with the cards you are dealt.
 
-from tabletop.envs.cromlet.rules import NUM_ACTIONS, CromletGame, CromletState, decode_action
-
-__all__ = ["NUM_ACTIONS", "CromletGame", "CromletState", "decode_action"]
+Layers: `board` (the printed board), `rules` (Game and State), `observe` (the Observer), `render`
+(text and pictures); `tabletop.envs.cromlet_v0` composes them into the environment.
+"""

@@ -9,6 +9,7 @@ import numpy as np
 
 from tabletop.envs.core import Layout
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
 CARD_TYPES = B.NUM_CIRCLES + 1
 
@@ -41,10 +42,10 @@ _CARD_SCALE = np.ones(CARD_TYPES)
 _CARD_SCALE[B.WILD] = 1 / B.NUM_WILDS  # circle cards are unique (0/1); wilds are counted out of six
 
 
-class Encoder:
+class CromletObserver:
     """Builds observation vectors for one game configuration, in layout order, in one concatenation."""
 
-    def __init__(self, game, omniscient: bool):
+    def __init__(self, game: CromletGame, omniscient: bool):
         self.game = game
         self.omniscient = omniscient
         self.layout = omniscient_layout(game.num_players) if omniscient else private_layout(game.num_players)
@@ -52,7 +53,7 @@ class Encoder:
         self.orders = [(p + np.arange(n)) % n for p in range(n)]  # absolute seat at each relative position
         self.teams = [game.team_of[order] for order in self.orders]
 
-    def __call__(self, state, player: int) -> np.ndarray:
+    def encode(self, state: CromletState, player: int, out: np.ndarray | None = None) -> np.ndarray:
         g = self.game
         order, team = self.orders[player], self.teams[player]
         claim_owner = np.full(B.NUM_CIRCLES, -1)
@@ -74,7 +75,7 @@ class Encoder:
         ]
         if self.omniscient:
             parts += [(state.hands[order] * _CARD_SCALE).ravel(), _deck_order(state.deck)]
-        return np.concatenate(parts, dtype=np.float32)
+        return np.concatenate(parts, dtype=np.float32, out=out)
 
 
 def _deck_order(deck: list[int]) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, GREY, PLAYER_COLORS, WHITE, Canvas
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
 
 def _circle_text(state, c: int) -> str:
@@ -27,7 +28,20 @@ def _hand_text(counts) -> str:
     return " ".join(B.card_name(int(c)) for c in np.repeat(np.arange(len(counts)), counts)) or "-"
 
 
-def ansi(state, seat: int | None = None) -> str:
+class CromletRenderer:
+    """Text for a seat (or everyone) and the spectator's picture."""
+
+    def __init__(self, game: CromletGame):
+        self.game = game
+
+    def ansi(self, state: CromletState, seat: int | None = None) -> str:
+        return ansi(state, seat)
+
+    def rgb(self, state: CromletState) -> np.ndarray:
+        return rgb(state)
+
+
+def ansi(state: CromletState, seat: int | None = None) -> str:
     """One line per cromlet: (v) open, [v:P1] crown of player 1, [v:W1] wild of player 1,
     * the claiming crown, vx closed; then the players, with `seat`'s hand (every hand if None)."""
     g = state.game
@@ -58,7 +72,7 @@ def ansi(state, seat: int | None = None) -> str:
 CELL, PAD = 30, 6
 
 
-def rgb(state) -> np.ndarray:
+def rgb(state: CromletState) -> np.ndarray:
     """Cromlets in rows of four (sizes 3 to 8); crowns in player colours, a black ring marks a claim,
     a white centre a wild, grey circles are closed."""
     g = state.game

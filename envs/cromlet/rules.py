@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, Layout, check_choice, win_loss_returns
+from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
 from tabletop.envs.cromlet import board as B
 
 PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * B.NUM_CIRCLES for i in range(4))
@@ -37,37 +37,45 @@ def decode_action(action: int) -> tuple[str, int]:
     return kind, action % B.NUM_CIRCLES
 
 
+PARAMETERS = Parameters(
+    Param("num_players", 2, "players at the table", choices=tuple(DEFAULT_CLAIM_LIMITS)),
+    Param("teams", None, "play in teams seated alternately: 2 teams (4 or 6 players) or 3 teams (6 players)",
+          choices=(None, *TEAM_LAYOUTS)),
+    Param("claim_limit", None, "cromlets a player (team) may claim; None: the rulebook's table by player count "
+          "(24 / teams for team play)", check=lambda v: v is None or (is_int(v) and 1 <= v <= B.NUM_CROMLETS),
+          allowed=f"None or an int in [1, {B.NUM_CROMLETS}]"),
+    Param("hand_size", 7, "cards in a full hand", check=int_in(1, B.NUM_CARDS // 6),
+          allowed=f"an int in [1, {B.NUM_CARDS} // num_players]"),
+)
+
+
 class CromletGame:
     """Cromlet for 2-6 players, or 2-3 teams seated alternately."""
 
     name = "cromlet_v0"
     num_actions = NUM_ACTIONS
+    parameters = PARAMETERS
 
-    def __init__(self, num_players: int = 2, teams: int | None = None, claim_limit: int | None = None, hand_size: int = 7):
-        check_choice("num_players", num_players, tuple(DEFAULT_CLAIM_LIMITS))
-        if teams is not None:
-            check_choice("teams", teams, (None, *TEAM_LAYOUTS))
-            if num_players not in TEAM_LAYOUTS[teams]:
-                raise ValueError(
-                    f"teams={teams} needs num_players in {TEAM_LAYOUTS[teams]} (teams of 2 or 3, seated alternately); "
-                    f"got num_players={num_players}"
-                )
-        if not isinstance(hand_size, int) or not 1 <= hand_size <= B.NUM_CARDS // num_players:
-            raise ValueError(f"hand_size must be an int in [1, {B.NUM_CARDS // num_players}], got {hand_size!r}")
+    def __init__(self, **params: Any):
+        self.params = PARAMETERS.resolve(params, self.name)
+        num_players, teams, hand_size = self.params["num_players"], self.params["teams"], self.params["hand_size"]
+        if teams is not None and num_players not in TEAM_LAYOUTS[teams]:
+            raise ParameterError(
+                f"{self.name}: teams={teams} needs num_players in {TEAM_LAYOUTS[teams]} (teams of 2 or 3, seated "
+                f"alternately); got num_players={num_players}"
+            )
+        if hand_size > B.NUM_CARDS // num_players:
+            raise ParameterError(
+                f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
+                f"allowed: an int in [1, {B.NUM_CARDS // num_players}]"
+            )
         self.num_players = num_players
         self.teams = teams
         self.num_teams = teams or num_players
         self.team_of = np.arange(num_players) % self.num_teams
         default_limit = B.NUM_CROMLETS // teams if teams else DEFAULT_CLAIM_LIMITS[num_players]
-        if claim_limit is not None and (not isinstance(claim_limit, int) or not 1 <= claim_limit <= B.NUM_CROMLETS):
-            raise ValueError(f"claim_limit must be None (the rulebook's table) or an int in [1, 24], got {claim_limit!r}")
-        self.claim_limit = default_limit if claim_limit is None else claim_limit
+        self.claim_limit = self.params["claim_limit"] or default_limit
         self.hand_size = hand_size
-        from tabletop.envs.cromlet.observe import Encoder
-
-        self._encoders = (Encoder(self, omniscient=False), Encoder(self, omniscient=True))
-        self.observation_layout = self._encoders[0].layout
-        self.omniscient_layout = self._encoders[1].layout
 
     def config(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "teams": self.teams, "claim_limit": self.claim_limit, "hand_size": self.hand_size}
@@ -79,19 +87,6 @@ class CromletGame:
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "CromletState":
         return CromletState.from_json(self, data)
-
-    def encode(self, state: "CromletState", player: int, omniscient: bool = False) -> np.ndarray:
-        return self._encoders[omniscient](state, player)
-
-    def render_ansi(self, state: "CromletState", seat: int | None = None) -> str:
-        from tabletop.envs.cromlet import render
-
-        return render.ansi(state, seat)
-
-    def render_rgb(self, state: "CromletState") -> np.ndarray:
-        from tabletop.envs.cromlet import render
-
-        return render.rgb(state)
 
 
 class CromletState:

@@ -1,5 +1,6 @@
-"""Kings Cribbage: make or extend crib hands (runs, pairs, fifteens) of 2-5 tiles on a 13x13 board."""
+"""Kings Cribbage: make or extend crib hands (runs, pairs, fifteens) of 2-5 tiles on a square board.
 
-from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState, score_crib_hand
-
-__all__ = ["KingsCribbageGame", "KingsCribbageState", "score_crib_hand"]
+Layers: `tiles` (tile kinds and faces), `scoring` (crib hands), `rack` and `movegen` (every legal move),
+`rules` (Game and State), `observe` (the Observer), `render` (text and pictures);
+`tabletop.envs.kings_cribbage_v0` composes them into the environment.
+"""

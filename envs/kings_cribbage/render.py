@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, FELT, PLAYER_COLORS, WHITE, Canvas
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_VALUE,
@@ -20,7 +21,7 @@ PENDING = (230, 120, 20)
 CELL = 30
 
 
-def _board_tiles(state) -> dict[tuple[int, int], tuple[int, int, bool]]:
+def _board_tiles(state: KingsCribbageState) -> dict[tuple[int, int], tuple[int, int, bool]]:
     """(row, col) -> (value, colour, pending) for committed and pending tiles."""
     size = state.game.board_size
     tiles = {}
@@ -36,58 +37,64 @@ def _rack_text(rack) -> str:
     return " ".join(SHORT_RANK[kind_rank(k) - 1] + ("d" if kind_colour(k) else "l") for k in rack)
 
 
-def ansi(state, seat: int | None = None) -> str:
-    """Light tiles as ` 7 `, dark tiles as `[7]`, pending tiles as `<7>` / `{7}`; T is a ten.
+class KingsCribbageRenderer:
+    """Text for a seat (or everyone) and the spectator's picture."""
 
-    Racks are shown for `seat` only (every rack if None); other racks as a tile count."""
-    size = state.game.board_size
-    tiles = _board_tiles(state)
-    lines = ["    " + "".join(f" {column_letter(c)} " for c in range(size))]
-    for r in range(size):
-        row = []
-        for c in range(size):
-            if (r, c) not in tiles:
-                row.append(" . ")
-                continue
-            value, colour, pending = tiles[r, c]
-            brackets = ("<>", "{}") if pending else ("  ", "[]")
-            left, right = brackets[colour]
-            row.append(f"{left}{SHORT_RANK[value - 1]}{right}")
-        lines.append(f"{r + 1:>3} " + "".join(row))
-    for s, rack in enumerate(state.racks):
-        marker = "*" if s == state.current_player else " "
-        shown = _rack_text(rack) if seat in (None, s) else f"{len(rack)} tiles"
-        lines.append(f"{marker}player_{s}: score {state.score[s]:>4}  rack {shown}")
-    lines.append(f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else ""))
-    return "\n".join(lines)
+    def __init__(self, game: KingsCribbageGame):
+        self.game = game
 
+    def ansi(self, state: KingsCribbageState, seat: int | None = None) -> str:
+        """Light tiles as ` 7 `, dark tiles as `[7]`, pending tiles as `<7>` / `{7}`; T is a ten.
 
-def rgb(state) -> np.ndarray:
-    size = state.game.board_size
-    margin, panel = 24, 150
-    width = margin + size * CELL + panel
-    height = max(margin + size * CELL + 8, 40 + 30 * state.game.num_players)
-    canvas = Canvas(height, width, WHITE)
-    canvas.rect(margin, margin, size * CELL, size * CELL, FELT)
-    for i in range(size):
-        canvas.text(4, margin + i * CELL + CELL // 2 - 2, column_letter(i), BLACK, scale=1)
-        label = str(i + 1)
-        canvas.text(margin + i * CELL + CELL // 2 - 3, 2, label, BLACK, scale=1)
-    for i in range(size + 1):
-        canvas.rect(margin + i * CELL, margin, 1, size * CELL, (20, 70, 40))
-        canvas.rect(margin, margin + i * CELL, size * CELL, 1, (20, 70, 40))
-    for (r, c), (value, colour, pending) in _board_tiles(state).items():
-        top, left = margin + r * CELL + 2, margin + c * CELL + 2
-        canvas.rect(top, left, CELL - 3, CELL - 3, EBONY if colour else IVORY)
-        if pending:
-            canvas.frame(top, left, CELL - 3, CELL - 3, PENDING, thickness=2)
-        text = SHORT_RANK[value - 1]
-        canvas.text(top + 8, left + (CELL - 3 - Canvas.text_width(text)) // 2, text, WHITE if colour else BLACK)
-    x = margin + size * CELL + 12
-    for seat in range(state.game.num_players):
-        y = margin + 30 * seat
-        canvas.rect(y, x, 12, 12, PLAYER_COLORS[seat % len(PLAYER_COLORS)])
-        if seat == state.current_player:
-            canvas.frame(y - 2, x - 2, 16, 16, BLACK)
-        canvas.text(y, x + 18, f"P{seat} {state.score[seat]}", BLACK)
-    return canvas.pixels
+        Racks are shown for `seat` only (every rack if None); other racks as a tile count."""
+        size = self.game.board_size
+        tiles = _board_tiles(state)
+        lines = ["    " + "".join(f" {column_letter(c)} " for c in range(size))]
+        for r in range(size):
+            row = []
+            for c in range(size):
+                if (r, c) not in tiles:
+                    row.append(" . ")
+                    continue
+                value, colour, pending = tiles[r, c]
+                brackets = ("<>", "{}") if pending else ("  ", "[]")
+                left, right = brackets[colour]
+                row.append(f"{left}{SHORT_RANK[value - 1]}{right}")
+            lines.append(f"{r + 1:>3} " + "".join(row))
+        for s, rack in enumerate(state.racks):
+            marker = "*" if s == state.current_player else " "
+            shown = _rack_text(rack) if seat in (None, s) else f"{len(rack)} tiles"
+            lines.append(f"{marker}player_{s}: score {state.score[s]:>4}  rack {shown}")
+        lines.append(f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else ""))
+        return "\n".join(lines)
+
+    def rgb(self, state: KingsCribbageState) -> np.ndarray:
+        """The board (pending tiles framed in orange) and each seat's score; the mover's swatch is framed."""
+        size = self.game.board_size
+        margin, panel = 24, 150
+        width = margin + size * CELL + panel
+        height = max(margin + size * CELL + 8, 40 + 30 * self.game.num_players)
+        canvas = Canvas(height, width, WHITE)
+        canvas.rect(margin, margin, size * CELL, size * CELL, FELT)
+        for i in range(size):
+            canvas.text(4, margin + i * CELL + CELL // 2 - 2, column_letter(i), BLACK, scale=1)
+            label = str(i + 1)
+            canvas.text(margin + i * CELL + CELL // 2 - 3, 2, label, BLACK, scale=1)
+        for i in range(size + 1):
+            canvas.rect(margin + i * CELL, margin, 1, size * CELL, (20, 70, 40))
+            canvas.rect(margin, margin + i * CELL, size * CELL, 1, (20, 70, 40))
+        for (r, c), (value, colour, pending) in _board_tiles(state).items():
+            top, left = margin + r * CELL + 2, margin + c * CELL + 2
+            canvas.rect(top, left, CELL - 3, CELL - 3, EBONY if colour else IVORY)
+            if pending:
+                canvas.frame(top, left, CELL - 3, CELL - 3, PENDING, thickness=2)
+            text = SHORT_RANK[value - 1]
+            canvas.text(top + 8, left + (CELL - 3 - Canvas.text_width(text)) // 2, text, WHITE if colour else BLACK)
+        x = margin + size * CELL + 12
+        for seat in range(self.game.num_players):
+            y = margin + 30 * seat
+            canvas.rect(y, x, 12, 12, PLAYER_COLORS[seat % len(PLAYER_COLORS)])
+            if seat == state.current_player:
+                canvas.frame(y - 2, x - 2, 16, 16, BLACK)
+            canvas.text(y, x + 18, f"P{seat} {state.score[seat]}", BLACK)
+        return canvas.pixels

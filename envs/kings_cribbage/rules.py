@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, check_choice, win_loss_returns
+from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, win_loss_returns
 from tabletop.envs.kings_cribbage import movegen
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
-from tabletop.envs.kings_cribbage.scoring import contributing_tiles, is_valid_hand, score_crib_hand
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
@@ -37,52 +36,48 @@ from tabletop.envs.kings_cribbage.tiles import (
 
 VARIANTS = ("standard", "solitaire")
 PLAYER_COUNTS = (2, 3, 4)
-BOARD_SIZES = tuple(range(5, 27))
-STALL_ROUNDS = 3
+MIN_BOARD, MAX_BOARD = 5, 26
 
-__all__ = [
-    "KingsCribbageGame",
-    "KingsCribbageState",
-    "contributing_tiles",
-    "is_valid_hand",
-    "score_crib_hand",
-]
+PARAMETERS = Parameters(
+    Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
+    Param("board_size", 13, "side of the square board (one description of the real game says 15)",
+          check=int_in(MIN_BOARD, MAX_BOARD), allowed=f"an int in [{MIN_BOARD}, {MAX_BOARD}]"),
+    Param("variant", "standard", "`solitaire`: dark against light, 2 seats only (seat 0 draws light tiles, "
+          "seat 1 dark ones)", choices=VARIANTS),
+    Param("stall_rounds", 3, "full rounds without any move that end the game (the guard against endless "
+          "exchanging)", check=int_in(1), allowed="an int >= 1"),
+)
 
 
 class KingsCribbageGame:
     """Kings Cribbage for 2-4 players on a square board; `solitaire`: light tiles against dark."""
 
     name = "kings_cribbage_v0"
+    parameters = PARAMETERS
 
-    def __init__(self, num_players: int = 2, board_size: int = 13, variant: str = "standard",
-                 stall_rounds: int = STALL_ROUNDS):
-        check_choice("variant", variant, VARIANTS)
-        check_choice("num_players", num_players, PLAYER_COUNTS)
+    def __init__(self, **params: Any):
+        self.params = PARAMETERS.resolve(params, self.name)
+        num_players, variant = self.params["num_players"], self.params["variant"]
         if variant == "solitaire" and num_players != 2:
-            raise ValueError(f"variant='solitaire' is dark against light: num_players must be 2, got {num_players}")
-        if not isinstance(board_size, int) or isinstance(board_size, bool) or board_size not in BOARD_SIZES:
-            raise ValueError(f"board_size={board_size!r} is not supported; allowed: integers 5 to 26")
-        if not isinstance(stall_rounds, int) or stall_rounds < 1:
-            raise ValueError(f"stall_rounds must be a positive int, got {stall_rounds!r}")
+            raise ParameterError(
+                f"{self.name}: variant='solitaire' is dark against light and needs num_players=2; got "
+                f"num_players={num_players} (allowed with 3 or 4 players: variant='standard')"
+            )
         self.num_players = num_players
-        self.board_size = board_size
+        self.board_size = self.params["board_size"]
         self.variant = variant
-        self.stall_rounds = stall_rounds
-        self.cells = board_size * board_size
+        self.stall_rounds = self.params["stall_rounds"]
+        self.cells = self.board_size * self.board_size
         self.commit_action = NUM_FACES * self.cells
         self.mark_base = self.commit_action + 1
         self.exchange_action = self.mark_base + NUM_KINDS
         self.num_actions = self.exchange_action + 1
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
-        from tabletop.envs.kings_cribbage import observe
-
-        self.observation_layout = observe.private_layout(self)
-        self.omniscient_layout = observe.omniscient_layout(self)
 
     def config(self) -> dict[str, Any]:
-        return {"num_players": self.num_players, "board_size": self.board_size, "variant": self.variant,
-                "stall_rounds": self.stall_rounds}
+        """The configuration as saved states record it (every parameter, in declaration order)."""
+        return dict(self.params)
 
     def new_initial_state(self, rng: np.random.Generator) -> "KingsCribbageState":
         own_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
@@ -101,21 +96,6 @@ class KingsCribbageGame:
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KingsCribbageState":
         return KingsCribbageState.from_json(self, data)
-
-    def encode(self, state: "KingsCribbageState", player: int, omniscient: bool = False) -> np.ndarray:
-        from tabletop.envs.kings_cribbage import observe
-
-        return observe.encode(self, state, player, omniscient)
-
-    def render_ansi(self, state: "KingsCribbageState", seat: int | None = None) -> str:
-        from tabletop.envs.kings_cribbage import render
-
-        return render.ansi(state, seat)
-
-    def render_rgb(self, state: "KingsCribbageState") -> np.ndarray:
-        from tabletop.envs.kings_cribbage import render
-
-        return render.rgb(state)
 
 
 class KingsCribbageState:

@@ -1,5 +1,6 @@
-"""KRZ GRTN: the cooperative consonant-clue game (rules, picture deck, encoding, rendering)."""
+"""KRZ GRTN: the cooperative consonant-clue game.
 
-from tabletop.envs.krz_grtn.rules import KrzGrtn, KrzState
-
-__all__ = ["KrzGrtn", "KrzState"]
+Layers: `tiles` (the letter tiles), `pictures` (the picture deck and its features), `actions` (the
+action layout), `rules` (Game and State), `observe` (the Observer), `render` (text and pictures);
+`tabletop.envs.krz_grtn_v0` composes them into the environment.
+"""

@@ -7,30 +7,24 @@ whether the observer is X or a giver, so one shared policy can play every seat.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from tabletop.envs.core import Layout
-from tabletop.envs.krz_grtn.phases import GUESS, OVER
 from tabletop.envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
+from tabletop.envs.krz_grtn.rules import GUESS, MAX_DRAWS, NUM_LEVELS, OVER, KrzGrtn, KrzState
 from tabletop.envs.krz_grtn.tiles import NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
-
-if TYPE_CHECKING:
-    from tabletop.envs.krz_grtn.rules import KrzGrtn, KrzState
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
-MAX_DRAWS = 8
 
 
-def private_layout(game: "KrzGrtn") -> Layout:
+def private_layout(game: KrzGrtn) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     return Layout.of(
         ("role", 2, "1 at [0] if this seat is X (the guesser), at [1] if it is a clue giver"),
         ("phase", ACTING_PHASES, "one-hot phase: Life! vote, clue making, returning tiles, X's guess"),
-        ("level", 6, "one-hot number of the level card on top (1..6)"),
-        ("levels_passed", 7, "one-hot levels passed so far (0..6); also the shared score"),
+        ("level", NUM_LEVELS, "one-hot number of the level card on top (1..6)"),
+        ("levels_passed", NUM_LEVELS + 1, "one-hot levels passed so far (0..6); also the shared score"),
         ("level_card", 2, "A / max candidates and B / 8 of the current level card"),
         ("lives", game.lives + 1, "one-hot life cards left"),
         ("seats", (n, SEAT_FEATURES), "per seat from self clockwise: is X, to act, letters owned / "
@@ -48,7 +42,7 @@ def private_layout(game: "KrzGrtn") -> Layout:
     )
 
 
-def omniscient_layout(game: "KrzGrtn") -> Layout:
+def omniscient_layout(game: KrzGrtn) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     return private_layout(game) + Layout.of(
         ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise"),
@@ -59,19 +53,22 @@ def omniscient_layout(game: "KrzGrtn") -> Layout:
     )
 
 
-class Encoder:
-    """Fills the layouts; slices are looked up once, so encoding is a handful of numpy writes."""
+class KrzGrtnObserver:
+    """Fills one layout; slices are looked up once, so encoding is a handful of numpy writes."""
 
-    def __init__(self, game: "KrzGrtn"):
+    def __init__(self, game: KrzGrtn, omniscient: bool):
         self.game = game
-        self.private = private_layout(game)
-        self.omniscient = omniscient_layout(game)
-        self.s = {seg.name: self.omniscient.slice(seg.name) for seg in self.omniscient.segments}
+        self.omniscient = omniscient
+        self.layout = omniscient_layout(game) if omniscient else private_layout(game)
+        self.s = {seg.name: self.layout.slice(seg.name) for seg in self.layout.segments}
 
-    def encode(self, state: "KrzState", seat: int, omniscient: bool = False) -> np.ndarray:
+    def encode(self, state: KrzState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         game, s = self.game, self.s
         n = game.num_players
-        out = np.zeros((self.omniscient if omniscient else self.private).size, dtype=np.float32)
+        if out is None:
+            out = self.layout.zeros()
+        else:
+            out.fill(0.0)  # the blocks below are written sparsely
         is_x = seat == state.x
         out[s["role"].start + (0 if is_x else 1)] = 1.0
         if state.phase != OVER:
@@ -101,11 +98,11 @@ class Encoder:
                 self._clue(state.clues[giver], clue_block[slot])
         if state.last_attempt is not None:
             out[s["last_attempt"].start + (0 if state.last_attempt["passed"] else 1)] = 1.0
-        if omniscient:
+        if self.omniscient:
             self._hidden(state, seat, out)
         return out
 
-    def _seats(self, state: "KrzState", seat: int, block: np.ndarray) -> None:
+    def _seats(self, state: KrzState, seat: int, block: np.ndarray) -> None:
         n = self.game.num_players
         order = [(seat + slot) % n for slot in range(n)]
         givers = state.givers()
@@ -122,7 +119,7 @@ class Encoder:
         if tiles:
             flat[np.arange(len(tiles)) * NUM_TILE_KINDS + np.asarray(tiles)] = 1.0
 
-    def _hidden(self, state: "KrzState", seat: int, out: np.ndarray) -> None:
+    def _hidden(self, state: KrzState, seat: int, out: np.ndarray) -> None:
         s, n = self.s, self.game.num_players
         order = [(seat + k) % n for k in range(n)]
         out[s["all_letters"]] = state.supply[order].ravel()

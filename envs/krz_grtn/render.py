@@ -6,17 +6,12 @@ picture, the whole table as an onlooker behind every screen would see it (the ta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, FELT, GREY, LIGHT_GREY, PLAYER_COLORS, WHITE, Canvas
-from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, PHASES, KrzGrtn, KrzState
 from tabletop.envs.krz_grtn.tiles import BLANK, counts_string, tile_char, tiles_string
-
-if TYPE_CHECKING:
-    from tabletop.envs.krz_grtn.rules import KrzState
 
 CARD_W, CARD_H, GAP = 118, 84, 8
 TILE = 22
@@ -24,7 +19,20 @@ GOLD = (230, 180, 40)
 TILE_FACE = (245, 232, 200)
 
 
-def _header(state: "KrzState") -> str:
+class KrzGrtnRenderer:
+    """Text for a seat (or the whole table) and the onlooker's picture."""
+
+    def __init__(self, game: KrzGrtn):
+        self.game = game
+
+    def ansi(self, state: KrzState, seat: int | None = None) -> str:
+        return ansi(state, seat)
+
+    def rgb(self, state: KrzState) -> np.ndarray:
+        return rgb(state)
+
+
+def _header(state: KrzState) -> str:
     game = state.game
     index = min(state.level_index, len(game.levels) - 1)
     return (
@@ -33,13 +41,13 @@ def _header(state: "KrzState") -> str:
     )
 
 
-def _status(state: "KrzState") -> str:
+def _status(state: KrzState) -> str:
     if state.phase == OVER:
         return ("WON: " if state.outcome > 0 else "LOST: ") + state.end_reason
     return f"X is player_{state.x} - {PHASES[state.phase]}: player_{state.current} to act"
 
 
-def ansi(state: "KrzState", seat: int | None = None) -> str:
+def ansi(state: KrzState, seat: int | None = None) -> str:
     """The table as `seat` knows it: its own screen and clue, the target if a giver, the other seats'
     letter counts, their clues once laid out; everything if `seat` is None."""
     sees_target = seat is None or seat != state.x
@@ -63,7 +71,7 @@ def ansi(state: "KrzState", seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def rgb(state: "KrzState") -> np.ndarray:
+def rgb(state: KrzState) -> np.ndarray:
     game = state.game
     cols = max(game.max_candidates, 4)
     width = GAP + cols * (CARD_W + GAP)
@@ -76,7 +84,7 @@ def rgb(state: "KrzState") -> np.ndarray:
     return canvas.pixels
 
 
-def _pictures(canvas: Canvas, state: "KrzState", top: int) -> None:
+def _pictures(canvas: Canvas, state: KrzState, top: int) -> None:
     """The laid-out pictures; before the layout, the target alone (face up for the givers)."""
     shown = state.candidates if state.phase == GUESS else ([state.target] if state.target >= 0 else [])
     for i, concept in enumerate(shown):
@@ -91,7 +99,7 @@ def _pictures(canvas: Canvas, state: "KrzState", top: int) -> None:
             canvas.text(top + CARD_H - 14, left + CARD_W - 14, str(i + 1), BLACK, 2)
 
 
-def _clues(canvas: Canvas, state: "KrzState", top: int) -> None:
+def _clues(canvas: Canvas, state: KrzState, top: int) -> None:
     """One row per seat: seat colour, role, and the clue tiles (hidden tiles shown while still laid)."""
     for seat in range(state.game.num_players):
         y = top + seat * (TILE + GAP)

@@ -12,75 +12,111 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, Layout, check_choice
+from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, is_int
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn import observe, render
-from tabletop.envs.krz_grtn.phases import CLUE, GUESS, OVER, PHASES, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS, concept_id
 from tabletop.envs.krz_grtn.tiles import (
     BLANK,
     LETTER_COUNTS,
     NUM_LETTERS,
+    TOTAL_LETTERS,
     counts_string,
     parse_counts,
     parse_tiles,
     tiles_string,
 )
 
+PHASES = ("vote", "clue", "return", "guess", "over")
+"""The phases of a level attempt; the observer and renderer read them too."""
+VOTE, CLUE, RETURN, GUESS, OVER = range(len(PHASES))
+
 MIN_CLUE_LETTERS = 2
 """A clue needs at least two letter tiles (blanks do not count)."""
 NUM_LEVELS = 6
 MAX_LIVES = 5
+MAX_TILE_LIMIT = 16
+MAX_CANDIDATES = 12
+"""At most 11 attempts (6 passes, 5 lives) x 12 pictures = 132 of the 167 cards: the deck never runs out."""
+MAX_DRAWS = 8
+
+
+def _valid_levels(levels: Any) -> bool:
+    """The "Too easy?" rule: skip lower levels, replay higher ones, always six levels in ascending order."""
+    return (
+        isinstance(levels, tuple)
+        and len(levels) == NUM_LEVELS
+        and all(is_int(v) and 1 <= v <= NUM_LEVELS for v in levels)
+        and list(levels) == sorted(levels)
+        and set(levels) == set(range(min(levels), NUM_LEVELS + 1))
+    )
+
+
+def _six_ints_in(low: int, high: int):
+    """A check for one value per level card, each an int in [low, high]."""
+    return lambda values: (
+        isinstance(values, tuple) and len(values) == NUM_LEVELS and all(is_int(v) and low <= v <= high for v in values)
+    )
+
+
+PARAMETERS = Parameters(
+    Param("num_players", 4, "X plus 1..5 clue givers", choices=(2, 3, 4, 5, 6)),
+    Param("blanks_per_player", 2, "blanks each player keeps for the whole game", choices=(0, 1, 2)),
+    Param("levels", (1, 2, 3, 4, 5, 6), "the level deck; e.g. (3, 4, 5, 5, 6, 6) skips levels 1-2 (\"Too easy?\")",
+          check=_valid_levels, convert=tuple,
+          allowed="six level numbers in ascending order that include every level from the lowest played up to 6, "
+          "e.g. (1, 2, 3, 4, 5, 6) or (3, 4, 5, 5, 6, 6)"),
+    Param("lives", MAX_LIVES, "life cards", choices=tuple(range(MAX_LIVES + 1))),
+    Param("start_letters", 5, "letters each player draws at the start",
+          check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
+          allowed=f"an int in [{MIN_CLUE_LETTERS}, tile_limit]"),
+    Param("tile_limit", 8, "most letters behind a screen",
+          check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
+          allowed=f"an int in [start_letters, {MAX_TILE_LIMIT}], at most {TOTAL_LETTERS} // num_players"),
+    Param("life_letters", 2, 'letters each giver draws for a unanimous "Life!"', choices=(1, 2, 3, 4)),
+    Param("level_candidates", (3, 4, 5, 6, 7, 8), "A (pictures on the table) on level cards 1..6",
+          check=_six_ints_in(2, MAX_CANDIDATES), convert=tuple, allowed=f"six ints in [2, {MAX_CANDIDATES}]"),
+    Param("level_draws", (3, 3, 2, 2, 1, 0), "B (letters each giver draws on passing) on level cards 1..6",
+          check=_six_ints_in(0, MAX_DRAWS), convert=tuple, allowed=f"six ints in [0, {MAX_DRAWS}]"),
+)
 
 
 class KrzGrtn:
-    """KRZ GRTN under one configuration. Every number a table could change is an argument."""
+    """KRZ GRTN under one configuration. Every number a table could change is a parameter."""
 
     name = "krz_grtn_v0"
+    parameters = PARAMETERS
 
-    def __init__(
-        self,
-        num_players: int = 4,
-        blanks_per_player: int = 2,
-        levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6),
-        lives: int = 5,
-        start_letters: int = 5,
-        tile_limit: int = 8,
-        life_letters: int = 2,
-        level_candidates: tuple[int, ...] = (3, 4, 5, 6, 7, 8),
-        level_draws: tuple[int, ...] = (3, 3, 2, 2, 1, 0),
-    ):
-        check_choice("num_players", num_players, (2, 3, 4, 5, 6))
-        check_choice("blanks_per_player", blanks_per_player, (0, 1, 2))
-        check_choice("lives", lives, tuple(range(MAX_LIVES + 1)))
-        _check_levels(levels)
-        _check_level_cards(level_candidates, level_draws)
-        if not (MIN_CLUE_LETTERS <= start_letters <= tile_limit <= 16):
-            raise ValueError(
-                f"need {MIN_CLUE_LETTERS} <= start_letters <= tile_limit <= 16, "
-                f"got start_letters={start_letters}, tile_limit={tile_limit}"
+    def __init__(self, **params: Any):
+        self.params = PARAMETERS.resolve(params, self.name)
+        num_players, start_letters, tile_limit = (
+            self.params["num_players"], self.params["start_letters"], self.params["tile_limit"]
+        )
+        if start_letters > tile_limit:
+            raise ParameterError(
+                f"{self.name}: start_letters={start_letters} is more than tile_limit={tile_limit}; "
+                f"allowed: {MIN_CLUE_LETTERS} <= start_letters <= tile_limit <= {MAX_TILE_LIMIT}"
             )
-        if num_players * tile_limit > int(LETTER_COUNTS.sum()):
-            raise ValueError(f"tile_limit={tile_limit} x {num_players} players exceeds the 56 letter tiles")
-        check_choice("life_letters", life_letters, (1, 2, 3, 4))
+        if num_players * tile_limit > TOTAL_LETTERS:
+            raise ParameterError(
+                f"{self.name}: tile_limit={tile_limit} is not allowed for {num_players} players (the screens "
+                f"could hold more than the {TOTAL_LETTERS} letter tiles); allowed: an int in "
+                f"[start_letters, {TOTAL_LETTERS // num_players}]"
+            )
         self.num_players = num_players
-        self.blanks_per_player = blanks_per_player
-        self.levels = tuple(int(v) for v in levels)
-        self.lives = lives
+        self.blanks_per_player = self.params["blanks_per_player"]
+        self.levels = self.params["levels"]
+        self.lives = self.params["lives"]
         self.start_letters = start_letters
         self.tile_limit = tile_limit
-        self.life_letters = life_letters
-        self.level_candidates = tuple(level_candidates)
-        self.level_draws = tuple(level_draws)
+        self.life_letters = self.params["life_letters"]
+        self.level_candidates = self.params["level_candidates"]
+        self.level_draws = self.params["level_draws"]
         self.max_candidates = max(self.level_candidates[v - 1] for v in self.levels)
-        self.max_clue_length = tile_limit + blanks_per_player
+        self.max_clue_length = tile_limit + self.blanks_per_player
         self.num_actions = act.num_actions(self.max_candidates)
         self.giver_orders = tuple(
             tuple((x + k) % num_players for k in range(1, num_players)) for x in range(num_players)
         )
-        self.observation_layout: Layout = observe.private_layout(self)
-        self.omniscient_layout: Layout = observe.omniscient_layout(self)
-        self._encoder = observe.Encoder(self)
 
     def candidates_at(self, level_index: int) -> int:
         """A on the level card at position `level_index` of the level deck."""
@@ -95,40 +131,6 @@ class KrzGrtn:
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KrzState":
         return KrzState.from_json(self, data, rng)
-
-    def encode(self, state: "KrzState", player: int, omniscient: bool = False) -> np.ndarray:
-        return self._encoder.encode(state, player, omniscient)
-
-    def render_ansi(self, state: "KrzState", seat: int | None = None) -> str:
-        return render.ansi(state, seat)
-
-    def render_rgb(self, state: "KrzState") -> np.ndarray:
-        return render.rgb(state)
-
-
-def _check_levels(levels: tuple[int, ...]) -> None:
-    """The "Too easy?" rule: skip lower levels, replay higher ones, always six levels in ascending order."""
-    levels = tuple(levels)
-    ok = (
-        len(levels) == NUM_LEVELS
-        and all(isinstance(v, (int, np.integer)) and 1 <= v <= NUM_LEVELS for v in levels)
-        and list(levels) == sorted(levels)
-        and set(levels) == set(range(min(levels), NUM_LEVELS + 1))
-    )
-    if not ok:
-        raise ValueError(
-            f"levels={levels!r} is not supported; allowed: six level numbers in ascending order that "
-            "include every level from the lowest played up to 6, e.g. (1, 2, 3, 4, 5, 6) or (3, 4, 5, 5, 6, 6)"
-        )
-
-
-def _check_level_cards(candidates: tuple[int, ...], draws: tuple[int, ...]) -> None:
-    if len(candidates) != NUM_LEVELS or not all(isinstance(a, int) and 2 <= a <= 12 for a in candidates):
-        raise ValueError(f"level_candidates={candidates!r}: need six values A in 2..12, one per level card")
-    if len(draws) != NUM_LEVELS or not all(isinstance(b, int) and 0 <= b <= 8 for b in draws):
-        raise ValueError(f"level_draws={draws!r}: need six values B in 0..8, one per level card")
-    if (NUM_LEVELS + MAX_LIVES) * max(candidates) > NUM_CARDS:
-        raise ValueError(f"level_candidates={candidates!r} could use more than the {NUM_CARDS} picture cards")
 
 
 class KrzState:
@@ -492,7 +494,8 @@ class KrzState:
         if data["num_players"] != game.num_players:
             raise ValueError(f"state is for {data['num_players']} players, the game has {game.num_players}")
         state = cls(game, _rng_from_json(data.get("rng"), rng))
-        check_choice("phase", data["phase"], PHASES)
+        if data["phase"] not in PHASES:
+            raise ValueError(f"phase={data['phase']!r} is not supported; allowed: {', '.join(map(repr, PHASES))}")
         state.phase = PHASES.index(data["phase"])
         state.current, state.x = int(data["current_player"]), int(data["x"])
         state.level_index, state.lives = int(data["level_index"]), int(data["lives"])

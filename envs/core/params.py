@@ -1,0 +1,113 @@
+"""Constructor parameters declared once, OpenSpiel-style: name, default, what is allowed, what it means.
+
+A game lists its `Parameters` next to its rules; the adapter lists its own. The entry modules
+(`raw_env`/`env`), the registry, the docs tables and every error message are built from these
+declarations, so a default or an allowed range is written in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping
+
+
+class ParameterError(TypeError, ValueError):
+    """A constructor argument that is unknown or not allowed; the message names it and what is allowed.
+
+    Both a TypeError (as Python reports an unknown keyword) and a ValueError (a bad value), so callers
+    may catch either.
+    """
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter. `choices` lists every allowed value; otherwise `check` decides and `allowed`
+    says in words what it accepts. `convert` turns a JSON/YAML spelling (a list) into the stored form."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    check: Callable[[Any], bool] | None = None
+    allowed: str = ""
+    convert: Callable[[Any], Any] | None = None
+
+    def describe_allowed(self) -> str:
+        if self.choices is not None:
+            return ", ".join(map(repr, self.choices))
+        return self.allowed
+
+    def validate(self, value: Any, owner: str) -> Any:
+        """The value as stored, or a `ParameterError` naming the argument and what is allowed."""
+        if self.convert is not None and value is not None:
+            try:
+                value = self.convert(value)
+            except (TypeError, ValueError):
+                raise self._error(value, owner) from None
+        if self.choices is not None:
+            # bool is an int in Python; True must not pass for 1
+            ok = any(value == c and type(value) is type(c) for c in self.choices)
+        else:
+            ok = self.check is None or bool(self.check(value))
+        if not ok:
+            raise self._error(value, owner)
+        return value
+
+    def _error(self, value: Any, owner: str) -> ParameterError:
+        return ParameterError(f"{owner}: {self.name}={value!r} is not allowed; allowed: {self.describe_allowed()}")
+
+
+class Parameters:
+    """An ordered set of `Param`s: resolves keyword arguments into a complete, validated dict."""
+
+    def __init__(self, *params: Param):
+        self._params = {p.name: p for p in params}
+        if len(self._params) != len(params):
+            raise ValueError("duplicate parameter names")
+
+    def __iter__(self) -> Iterator[Param]:
+        return iter(self._params.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._params
+
+    def __add__(self, other: "Parameters") -> "Parameters":
+        return Parameters(*self, *other)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._params)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self}
+
+    def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:
+        """Every parameter's value: the given ones validated, the rest at their defaults."""
+        unknown = [name for name in given if name not in self._params]
+        if unknown:
+            raise ParameterError(
+                f"{owner}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+                f"its arguments are: {', '.join(self.names)}"
+            )
+        return {p.name: p.validate(given[p.name], owner) if p.name in given else p.default for p in self}
+
+    def split(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the arguments declared here, the rest), without validating either."""
+        mine = {k: v for k, v in given.items() if k in self._params}
+        return mine, {k: v for k, v in given.items() if k not in self._params}
+
+    def markdown(self) -> str:
+        """The docs table: name, default, allowed values, meaning."""
+        rows = ["| argument | default | allowed | meaning |", "|---|---|---|---|"]
+        rows += [f"| `{p.name}` | `{p.default!r}` | {p.describe_allowed()} | {p.doc} |" for p in self]
+        return "\n".join(rows)
+
+
+def is_int(value: Any) -> bool:
+    """An int that is not a bool (JSON and YAML give bools for true/false)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[Any], bool]:
+    """A check for ints in [low, high] (no upper end when `high` is None)."""
+    return lambda v: is_int(v) and v >= low and (high is None or v <= high)
