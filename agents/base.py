@@ -17,19 +17,26 @@ class Agent(Protocol):
     """
 
     name: str
+    """How results and logs name this player (its spec, e.g. `greedy` or `onnx:exports/cromlet`)."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int: ...
+    needs_observation: bool
+    """Whether `act` reads the observation vector. Encoding costs time, so game loops (tournaments, the
+    seat env, `tabletop play`) encode only for agents that say True and pass None to the others."""
+
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        """A legal action for the seat to move: one where `action_mask` is 1."""
 
 
 class RandomAgent:
     """Uniform over legal actions, from its own seeded generator."""
 
     name = "random"
+    needs_observation = False
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("no legal action to choose from (all-zero action mask)")

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.chromino import ActionLayout
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.actions import ActionLayout
+from tabletop.envs.chromino.table import Placement, Table
 
 
 class _PlacementHeuristic:
@@ -92,15 +93,11 @@ class MostPoints(_PlacementHeuristic):
         return points * 10 + moves[:, 4]
 
 
-
-
 # --- one-ply lookahead --------------------------------------------------------------------------
-
-from tabletop.envs.chromino import Placement, Table  # noqa: E402
 
 
 class BoardTracker:
-    """The public table as an `envs.chromino.Table`, rebuilt from the view's board.
+    """The public table as an `envs.chromino.table.Table`, rebuilt from the view's board.
 
     Only the view is read: the tile-id and colour grids give every laid tile's cells and reading. The
     table is kept between calls and only the tiles laid since are added (a new game starts afresh)."""

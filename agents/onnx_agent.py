@@ -52,7 +52,7 @@ class OnnxAgent:
         logits, actions = self.session.run(["logits", "action"], {"observation": observations, "action_mask": action_masks})
         return logits, actions
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any] | None = None) -> int:
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any] | None = None) -> int:
         if observation is None:
             raise ValueError(f"{self.name} needs the observation vector, not only the view")
         observation, action_mask = np.ravel(observation), np.ravel(action_mask)

@@ -7,8 +7,9 @@ Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a trained checkp
 from __future__ import annotations
 
 import importlib
-
 from tabletop.agents.base import Agent, RandomAgent
+
+from tabletop.envs import EnvSpec
 
 
 def game_of(env_id: str) -> str:
@@ -23,24 +24,28 @@ def heuristics(env_id: str) -> dict[str, type]:
 
 
 def agent_names(env_id: str) -> list[str]:
+    """`random` and the game's heuristics: every agent that needs no saved policy."""
     return ["random", *heuristics(env_id)]
 
 
-def make_agent(env_id: str, spec: str, seed: int | None = None, env_kwargs: dict | None = None) -> Agent:
-    """Build an agent for `env_id` from its spec string."""
+def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
+    """Build an agent for the game `env` (a spec, or an env id for the default arguments) from its spec
+    string; a `ppo:` policy must fit `env`'s sizes."""
+    if isinstance(env, str):
+        env = EnvSpec(env)
     if spec == "random":
         return RandomAgent(seed)
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
-        from tabletop.train.policy_agent import PolicyAgent
+        from tabletop.agents.policy_agent import PolicyAgent
 
-        return PolicyAgent.load(path, env_id=env_id, env_kwargs=env_kwargs, seed=seed)
+        return PolicyAgent.load(path, env, seed=seed)
     if path and kind == "onnx":
         from tabletop.agents.onnx_agent import OnnxAgent
 
-        return OnnxAgent(path, env_id=env_id)
-    table = heuristics(env_id)
+        return OnnxAgent(path, env_id=env.env_id)
+    table = heuristics(env.env_id)
     if spec not in table:
         allowed = ", ".join(["random", *table, "ppo:PATH", "onnx:DIR"])
-        raise ValueError(f"unknown agent {spec!r} for {env_id}; allowed: {allowed}")
+        raise ValueError(f"unknown agent {spec!r} for {env.env_id}; allowed: {allowed}")
     return table[spec](seed=seed)

@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
 
-from tabletop import envs
-from tabletop.agents.onnx_agent import OnnxAgent
-from tabletop.train.export import export_policy
-from tabletop.train.policy import build_policy, policy_kwargs
+from tabletop.agents import OnnxAgent
+from tabletop.agents.policy_agent import build_policy
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.policy import policy_kwargs
+from tabletop.train.serving.export import export_policy
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def serve(cromlet_onnx_dir: Path, lines: list[str]) -> list[dict]:
 
 def positions(count: int, seed: int = 5):
     """States along a seeded random Cromlet game, with the observation and mask of the seat to move."""
-    env = envs.make_raw("cromlet_v0")
+    env = EnvSpec("cromlet_v0").make_raw()
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     found = []
@@ -81,7 +81,7 @@ def test_scripted_session_with_malformed_lines(cromlet_onnx_dir):
     assert answers[0] == {"id": "first", "action": a0, "name": n0}
     assert "not valid JSON" in answers[1]["error"]
     assert "expected a JSON object" in answers[2]["error"]
-    a1, n1 = expected(s1, env.game.encode(s1, s1.current_player), s1.legal_action_mask())
+    a1, n1 = expected(s1, env.observer.encode(s1, s1.current_player), s1.legal_action_mask())
     assert answers[3] == {"action": a1, "name": n1}
     assert answers[4] == {"id": 7, "action": agent.act(o2, m2, {})}  # no state, so no name
     assert f"takes {len(o0)} observation numbers and {len(m0)} mask entries, got 2 and 1" in answers[5]["error"]
@@ -93,17 +93,18 @@ def test_scripted_session_with_malformed_lines(cromlet_onnx_dir):
     assert "state must be a JSON object" in answers[11]["error"]
     assert "no such circle" in answers[12]["error"]
     assert "over" in answers[13]["error"]
-    a3, n3 = expected(s3, env.game.encode(s3, s3.current_player), s3.legal_action_mask())
+    a3, n3 = expected(s3, env.observer.encode(s3, s3.current_player), s3.legal_action_mask())
     assert answers[14] == {"action": a3, "name": n3}  # still serving after every error above
 
 
 def test_names_come_from_the_state_mid_turn(tmp_path):
     """Chromino names a placement by the tile chosen earlier in the turn: only the state knows it."""
     torch.manual_seed(1)
-    env = envs.make_raw("chromino_v0")
+    spec = EnvSpec("chromino_v0")
+    env = spec.make_raw()
     agent = env.possible_agents[0]
     policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([16], "tanh"))
-    export_policy(policy, tmp_path, "chromino_v0", {})
+    export_policy(policy, tmp_path, spec)
     env.reset(seed=2)
     state = env.game_state
     state.apply(int(np.flatnonzero(state.legal_action_mask())[0]))  # choose a tile: the turn's first sub-step

@@ -7,17 +7,18 @@ import json
 import numpy as np
 import pytest
 
+from tabletop.agents.registry import heuristics
+from tabletop.envs import EnvSpec
 from tabletop.train.cli import main
-from tabletop.train.opponents import heuristic_names
-from tabletop.train.ratings import round_robin
+from tabletop.train.evaluation.ratings import round_robin
 
-STRONG = heuristic_names("cromlet_v0")
+CROMLET = EnvSpec("cromlet_v0")
+STRONG = list(heuristics("cromlet_v0"))
 
 
-@pytest.mark.skipif(not STRONG, reason="Cromlet heuristics have not landed")
 def test_matrix_and_ratings_rank_a_heuristic_above_random(tmp_path):
     strong = STRONG[-1]
-    result = round_robin("cromlet_v0", ["random", strong], 40, seed=1)
+    result = round_robin(CROMLET, ["random", strong], 40, seed=1)
     w = result.win_rate
     assert np.isnan(w[0, 0]) and np.isnan(w[1, 1])
     assert 0 <= w[0, 1] + w[1, 0] <= 1  # 2 players: wins of one are losses of the other, draws aside
@@ -31,10 +32,9 @@ def test_matrix_and_ratings_rank_a_heuristic_above_random(tmp_path):
     assert {"mu", "sigma", "mu_95_low", "ordinal", "win_rate_95_high"} <= set(data["ratings"][0])
 
 
-@pytest.mark.skipif(not STRONG, reason="Cromlet heuristics have not landed")
 def test_same_seed_same_result():
-    a = round_robin("cromlet_v0", ["random", STRONG[0]], 6, seed=3)
-    b = round_robin("cromlet_v0", ["random", STRONG[0]], 6, seed=3)
+    a = round_robin(CROMLET, ["random", STRONG[0]], 6, seed=3)
+    b = round_robin(CROMLET, ["random", STRONG[0]], 6, seed=3)
     np.testing.assert_array_equal(a.win_rate, b.win_rate)
     assert [(r.agent, r.mu, r.sigma) for r in a.ratings] == [(r.agent, r.mu, r.sigma) for r in b.ratings]
 
@@ -54,7 +54,6 @@ def test_eval_cli_errors(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not STRONG, reason="Cromlet heuristics have not landed")
 def test_eval_cli_writes_outputs(tmp_path, capsys):
     assert main(["eval", "cromlet_v0", "random", STRONG[0], "--games", "4", "--out", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out

@@ -5,19 +5,20 @@ import re
 
 import numpy as np
 
-from tabletop import envs
-from tabletop.train import cli, play
+from tabletop.envs import EnvSpec
+from tabletop.train import cli
+from tabletop.train.serving import play
 
 
-def last_legal_name(env_id: str, seed: int, **kwargs) -> str:
-    env = envs.make_raw(env_id, **kwargs)
+def last_legal_name(spec: EnvSpec, seed: int) -> str:
+    env = spec.make_raw()
     env.reset(seed=seed)
     return env.action_to_string(int(np.flatnonzero(env.game_state.legal_action_mask())[-1]))
 
 
-def replay(env_id: str, seed: int, transcript: str, **kwargs):
+def replay(spec: EnvSpec, seed: int, transcript: str):
     """Replay the moves a transcript reports, by name, on a fresh env: they must be legal in order and end the game."""
-    env = envs.make_raw(env_id, **kwargs)
+    env = spec.make_raw()
     env.reset(seed=seed)
     for name in re.findall(r"^(?:you|player_\d+ \(.*?\)): (.*)$", transcript, flags=re.M):
         legal = [a for a in np.flatnonzero(env.game_state.legal_action_mask()) if env.action_to_string(a) == name]
@@ -27,11 +28,11 @@ def replay(env_id: str, seed: int, transcript: str, **kwargs):
 
 
 def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_dir):
-    seed = 4
-    named = last_legal_name("cromlet_v0", seed)
+    seed, cromlet = 4, EnvSpec("cromlet_v0")
+    named = last_legal_name(cromlet, seed)
     script = ["what?", "0", "999", named] + ["1"] * 400
     out = io.StringIO()
-    returns = play.play("cromlet_v0", f"onnx:{cromlet_onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
+    returns = play.play(cromlet, f"onnx:{cromlet_onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
     text = out.getvalue()
 
     assert "game over: you " in text and sorted(returns.tolist()) == [-1.0, 1.0]
@@ -42,7 +43,7 @@ def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_d
     assert text.count("your move (number or name): ") == len(human_moves) + 3
     assert re.search(r"^ +1\. ", text, flags=re.M) and "deck:" in text  # numbered choices under the ansi table
     assert text.count("    hand: ") == len(human_moves) + 2  # the human's own hand each turn, both at the end
-    final = replay("cromlet_v0", seed, text)
+    final = replay(cromlet, seed, text)
     assert final.is_terminal() and np.array_equal(final.returns(), returns)
 
 
@@ -50,11 +51,12 @@ def test_seat_and_other_games(capsys):
     """The human may sit anywhere, including a cooperative four-seat table."""
     lines = io.StringIO("\n".join(["1"] * 2000))
     out = io.StringIO()
-    returns = play.play("krz_grtn_v0", "random", seat=2, seed=1, lines=lines, out=out)
+    krz_grtn = EnvSpec("krz_grtn_v0")
+    returns = play.play(krz_grtn, "random", seat=2, seed=1, lines=lines, out=out)
     text = out.getvalue()
     assert "you are player_2" in text and "game over" in text
     assert len(set(returns.tolist())) == 1  # one shared team result
-    assert replay("krz_grtn_v0", 1, text).is_terminal()
+    assert replay(krz_grtn, 1, text).is_terminal()
 
 
 def test_command_line_errors(monkeypatch, capsys):

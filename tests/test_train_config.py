@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tabletop.train.config import ConfigError, load_config, parse_config
+from tabletop.train.selfplay.config import ConfigError, load_config, parse_config
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").rglob("*.yaml"))
 BASE = {"env_id": "cromlet_v0", "total_steps": 1000}

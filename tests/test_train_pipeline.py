@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from tabletop.agents import make_agent
-from tabletop.train.config import ConfigError, load_config
-from tabletop.train.logs import read_csv
-from tabletop.train.ratings import round_robin
-from tabletop.train.trainer import train
+from tabletop.train.evaluation.ratings import round_robin
+from tabletop.train.selfplay.config import ConfigError, load_config
+from tabletop.train.selfplay.logs import read_csv
+from tabletop.train.selfplay.trainer import train
 
 SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
 
@@ -48,9 +48,9 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
     final = json.loads((run / "final" / "eval.json").read_text())
     assert final["steps"] == config.total_steps and all(r["games"] == config.evaluation.final_games for r in final["results"])
 
-    agent = make_agent(config.env_id, f"ppo:{run}", env_kwargs=config.env_kwargs)
+    agent = make_agent(config.env, f"ppo:{run}")
     assert agent.name == f"ppo:{run}"
-    result = round_robin(config.env_id, [f"ppo:{run}", "random"], 2, env_kwargs=config.env_kwargs)
+    result = round_robin(config.env, [f"ppo:{run}", "random"], 2)
     assert result.win_rate.shape == (2, 2) and len(result.ratings) == 2
 
 

@@ -11,11 +11,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from tabletop import envs
-from tabletop.train.config import ConfigError, load_config
-from tabletop.train.opponents import OpponentPool
-from tabletop.train.policy import actor_weights, policy_kwargs
-from tabletop.train.seat_env import SeatEnv
+from tabletop.train.selfplay.config import ConfigError, load_config
+from tabletop.train.selfplay.opponents import OpponentPool
+from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
+from tabletop.train.selfplay.seat_env import SeatEnv
 
 SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
 
@@ -28,16 +27,16 @@ def smoke_config(path):
 
 
 def seat_env(config, seed=0, weights=None):
-    probe = envs.make_raw(config.env_id, **config.env_kwargs)
+    probe = config.env.make_raw()
     agent = probe.possible_agents[0]
     pool = None
     if config.learner_seats == "one":
         kwargs = policy_kwargs(config.network.hidden, config.network.activation)
         pool = OpponentPool(
-            config.env_id, config.env_kwargs, weights or config.opponents.weights, 3, kwargs,
+            config.env, weights or config.opponents.weights, 3, kwargs,
             probe.observation_space(agent)["observation"], probe.action_space(agent), seed=seed,
         )
-    return SeatEnv(config.env_id, config.env_kwargs, pool, config.learner_seats, seed=seed)
+    return SeatEnv(config.env, pool, config.learner_seats, seed=seed)
 
 
 @pytest.fixture(params=SMOKE, ids=lambda p: p.stem)

@@ -13,7 +13,6 @@ Only the actor runs in the model (features -> policy MLP -> action head); the va
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import warnings
@@ -23,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tabletop import envs
-from tabletop.agents.base import RandomAgent
+from tabletop.agents import PolicyAgent, RandomAgent
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
+from tabletop.agents.policy_agent import actor_logits, resolve_model
+from tabletop.envs import ENV_IDS, EnvSpec
 
 if TYPE_CHECKING:
     import torch
@@ -39,16 +39,10 @@ VERIFY_POSITIONS = 256
 TOLERANCE = 1e-5
 
 
-def actor_logits(policy, observation: torch.Tensor) -> torch.Tensor:
-    """sb3's actor without the distribution: features -> policy MLP -> action head."""
-    features = policy.extract_features(observation, policy.pi_features_extractor)
-    return policy.action_net(policy.mlp_extractor.forward_actor(features))
-
-
 def masked_actor(policy) -> torch.nn.Module:
     """The policy's actor with the mask applied inside the graph, so a frontend needs no extra code.
 
-    Built here rather than at import time: `tabletop` imports this module and must start without torch."""
+    Built here rather than at import time: this module must import without torch, like the whole `tabletop` command."""
     import torch
 
     class MaskedActor(torch.nn.Module):
@@ -64,9 +58,9 @@ def masked_actor(policy) -> torch.nn.Module:
     return MaskedActor().eval()
 
 
-def sample_positions(env_id: str, env_kwargs: dict, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def sample_positions(spec: EnvSpec, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """`count` (observation, mask) pairs of the seat to move, from seeded random games (real masks, real encodings)."""
-    env = envs.make_raw(env_id, **env_kwargs)
+    env = spec.make_raw()
     agent = RandomAgent(seed)
     observations, masks = [], []
     game_seed = seed
@@ -81,10 +75,10 @@ def sample_positions(env_id: str, env_kwargs: dict, count: int, seed: int = 0) -
     return np.stack(observations), np.stack(masks).astype(np.float32)
 
 
-def action_names(env_id: str, env_kwargs: dict, games: int = 2) -> list[str] | None:
+def action_names(spec: EnvSpec, games: int = 2) -> list[str] | None:
     """Every action's name, if each name was the same in every position of seeded random games;
     None when a name depends on the position (then only `State.action_to_string` can name it)."""
-    env = envs.make_raw(env_id, **env_kwargs)
+    env = spec.make_raw()
     agent = RandomAgent(0)
     names = None
     for g in range(games):
@@ -110,25 +104,22 @@ def find_run_config(model_path: Path) -> dict | None:
     return None
 
 
-def load_trained(source: str | Path, env_id: str | None = None, env_kwargs: dict | None = None):
-    """(policy, env_id, env_kwargs, model path) for a model zip, checkpoint or run folder.
+def load_trained(source: str | Path, env: EnvSpec | None = None):
+    """(policy, game, model path) for a model zip, checkpoint or run folder.
 
-    The game comes from the run's config.yaml; `env_id`/`env_kwargs` are needed only for a bare zip
-    and must agree with the config when both exist."""
-    from tabletop.train.policy_agent import PolicyAgent, resolve_model
-
+    The game comes from the run's config.yaml; `env` is needed only for a bare zip and must agree with
+    the config when both exist."""
     model_path = resolve_model(source)
     config = find_run_config(model_path)
     if config is not None:
-        for key, given in (("env_id", env_id), ("env_kwargs", env_kwargs)):
-            if given is not None and given != config[key]:
-                raise ValueError(f"--{key.replace('_', '-')} {given!r} contradicts the run's config.yaml ({config[key]!r})")
-        env_id, env_kwargs = config["env_id"], config["env_kwargs"]
-    elif env_id is None:
-        raise ValueError(f"{model_path} has no run config.yaml above it; pass --env-id (one of {', '.join(envs.ENV_IDS)})")
-    env_kwargs = dict(env_kwargs or {})
-    agent = PolicyAgent.load(model_path, env_id=env_id, env_kwargs=env_kwargs)  # checks the sizes fit the game
-    return agent.policy, env_id, env_kwargs, model_path
+        trained = EnvSpec(config["env_id"], config["env_kwargs"])
+        if env is not None and env != trained:
+            raise ValueError(f"--env-id/--env-kwargs say {env}, which contradicts the run's config.yaml ({trained})")
+        env = trained
+    elif env is None:
+        raise ValueError(f"{model_path} has no run config.yaml above it; pass --env-id (one of {', '.join(ENV_IDS)})")
+    agent = PolicyAgent.load(model_path, env)  # checks the sizes fit the game
+    return agent.policy, env, model_path
 
 
 def export_onnx(policy, path: Path, obs_size: int, num_actions: int) -> None:
@@ -187,17 +178,14 @@ def _versions() -> dict[str, str | None]:
     return {"python": platform.python_version(), **found}
 
 
-def build_metadata(env_id: str, env_kwargs: dict) -> dict[str, Any]:
+def build_metadata(spec: EnvSpec) -> dict[str, Any]:
     """Everything a frontend needs besides the model: which game, how observations and actions are laid out."""
-    env = envs.make_raw(env_id, **env_kwargs)
-    game = env.game
-    omniscient = env.observation_mode == "omniscient"
-    layout = game.omniscient_layout if omniscient else game.observation_layout
-    names = action_names(env_id, env_kwargs)
+    env = spec.make_raw()
+    game, layout = env.game, env.observer.layout  # the observer of the env's mode: what the policy was trained on
+    names = action_names(spec)
     return {
         "format_version": FORMAT_VERSION,
-        "env_id": env_id,
-        "env_kwargs": env_kwargs,
+        **spec.to_dict(),
         "num_players": game.num_players,
         "observation": {
             "mode": env.observation_mode,
@@ -230,16 +218,16 @@ def build_metadata(env_id: str, env_kwargs: dict) -> dict[str, Any]:
     }
 
 
-def export_policy(policy, out: str | Path, env_id: str, env_kwargs: dict, source: dict | None = None) -> dict:
-    """Export `policy` for `env_id` into the folder `out`; returns the metadata written next to the model.
+def export_policy(policy, out: str | Path, env: EnvSpec, source: dict | None = None) -> dict:
+    """Export `policy` for the game `env` into the folder `out`; returns the metadata written next to the model.
 
     Refuses to finish if onnxruntime and torch disagree on real positions."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = build_metadata(env_id, env_kwargs)
+    meta = build_metadata(env)
     model_path = out / MODEL_FILE
     export_onnx(policy, model_path, meta["observation"]["size"], meta["actions"]["count"])
-    observations, masks = sample_positions(env_id, env_kwargs, VERIFY_POSITIONS)
+    observations, masks = sample_positions(env, VERIFY_POSITIONS)
     check = verify(policy, model_path, observations, masks)
     if not (check["actions_agree"] and check["illegal_logits_masked"] and check["max_abs_logit_diff"] <= TOLERANCE):
         raise RuntimeError(f"the exported model disagrees with torch: {check}")
@@ -250,30 +238,8 @@ def export_policy(policy, out: str | Path, env_id: str, env_kwargs: dict, source
     return meta
 
 
-def export_trained(source: str | Path, out: str | Path, env_id: str | None = None, env_kwargs: dict | None = None) -> dict:
+def export_trained(source: str | Path, out: str | Path, env: EnvSpec | None = None) -> dict:
     """`tabletop export`: a run folder, checkpoint folder or model zip -> an export folder."""
-    policy, env_id, env_kwargs, model_path = load_trained(source, env_id, env_kwargs)
-    return export_policy(policy, out, env_id, env_kwargs, source={"model": str(model_path)})
+    policy, env, model_path = load_trained(source, env)
+    return export_policy(policy, out, env, source={"model": str(model_path)})
 
-
-# --- the `tabletop export` subcommand --------------------------------------------------------------------
-def _run(args: argparse.Namespace) -> int:
-    meta = export_trained(args.source, args.out, args.env_id, args.env_kwargs)
-    check = meta["verification"]
-    print(
-        f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
-        f"{meta['observation']['size']} inputs, {meta['actions']['count']} actions; onnxruntime matches torch on "
-        f"{check['positions']} positions (max logit difference {check['max_abs_logit_diff']:.2e})"
-    )
-    return 0
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register `tabletop export`."""
-    p = subparsers.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
-    p.add_argument("source", metavar="RUN_OR_CHECKPOINT", help="a run folder, a checkpoint folder or a model .zip")
-    p.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
-    p.add_argument("--env-id", choices=envs.ENV_IDS, help="the game, for a model zip outside a run folder")
-    p.add_argument("--env-kwargs", type=json.loads, help="JSON constructor arguments, for a model zip outside a run folder")
-    p.set_defaults(func=_run)
-    return p

@@ -16,12 +16,19 @@ from typing import Any
 import yaml
 
 from tabletop import envs
+from tabletop.agents import agent_names
+from tabletop.envs import EnvSpec
 
 SELF = "self"  # frozen snapshots of the learner
 HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("subproc", "dummy")
 ACTIVATIONS = ("tanh", "relu")
+
+
+def allowed_opponents(env_id: str) -> list[str]:
+    """Keys an `opponents.weights` mapping may use for this game."""
+    return [SELF, HEURISTICS, *agent_names(env_id)]
 
 
 class ConfigError(ValueError):
@@ -114,6 +121,11 @@ class TrainConfig:
     evaluation: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
+    @property
+    def env(self) -> EnvSpec:
+        """The game, as every other part of training takes it (the YAML keeps `env_id` and `env_kwargs`)."""
+        return EnvSpec(self.env_id, self.env_kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -193,10 +205,10 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
 def _check_cross_fields(config: TrainConfig, source: str) -> None:
     """What one field cannot check alone: the env builds, opponent names exist, batches fit."""
     try:
-        env = envs.make_raw(config.env_id, **config.env_kwargs)
+        game = config.env.new_game()
     except ImportError as err:
         raise ConfigError(f"{source}: env_id {config.env_id!r} is not available yet ({err})") from None
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError) as err:  # ParameterError is both
         raise ConfigError(f"{source}: env_kwargs are not accepted by {config.env_id}: {err}") from None
     rollout = config.ppo.n_steps * config.vec_env.num_envs
     if config.ppo.batch_size > rollout:
@@ -204,9 +216,7 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
             f"{source}: ppo.batch_size={config.ppo.batch_size} exceeds the rollout size "
             f"ppo.n_steps * vec_env.num_envs = {rollout}"
         )
-    if config.learner_seats == "one" and env.game.num_players > 1:
-        from tabletop.train.opponents import allowed_opponents
-
+    if config.learner_seats == "one" and game.num_players > 1:
         allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:
             if name not in allowed:

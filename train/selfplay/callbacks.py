@@ -22,7 +22,7 @@ def next_multiple(step: int, every: int) -> int:
 class SelfPlayCallback(BaseCallback):
     def __init__(self, run, progress: bool = True):
         super().__init__()
-        self.run = run  # train.trainer.Run: config, pool record, evaluation and checkpoint writing
+        self.run = run  # trainer.Run: config, pool record, evaluation and checkpoint writing
         self.progress = progress
         self.bar = None
         self.outcomes: deque[tuple[str, float]] = deque(maxlen=1000)

@@ -18,7 +18,8 @@ import numpy as np
 from openskill.models import PlackettLuce
 
 from tabletop.agents import make_agent
-from tabletop.train.tournament import run_tournament, wilson_interval
+from tabletop.envs import EnvSpec
+from tabletop.train.evaluation.tournament import run_tournament, wilson_interval
 
 
 @dataclass
@@ -83,7 +84,7 @@ class RoundRobin:
 
     def write(self, out_dir: Path) -> list[Path]:
         """`round_robin.json`, `win_rates.csv`, `ratings.csv` and `win_rates.png` in `out_dir`."""
-        from tabletop.train.plots import heat_map
+        from tabletop.train.evaluation.plots import heat_map
 
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / n for n in ("round_robin.json", "win_rates.csv", "ratings.csv", "win_rates.png")]
@@ -102,9 +103,7 @@ class RoundRobin:
         return paths
 
 
-def round_robin(
-    env_id: str, specs: list[str], games_per_pair: int, seed: int = 0, env_kwargs: dict | None = None, progress: bool = False
-) -> RoundRobin:
+def round_robin(env: EnvSpec, specs: list[str], games_per_pair: int, seed: int = 0, progress: bool = False) -> RoundRobin:
     """Every pair of `specs` plays `games_per_pair` games on seeds `seed`, `seed + 1`, ..."""
     if len(specs) < 2:
         raise ValueError("a round robin needs at least two agents")
@@ -112,16 +111,16 @@ def round_robin(
         raise ValueError(f"agents must be distinct, got {specs}")
     if games_per_pair < 1:
         raise ValueError(f"games per pair must be at least 1, got {games_per_pair}")
-    agents = {s: make_agent(env_id, s, seed=seed * 1000 + i, env_kwargs=env_kwargs) for i, s in enumerate(specs)}
+    agents = {s: make_agent(env, s, seed=seed * 1000 + i) for i, s in enumerate(specs)}
     index = {s: i for i, s in enumerate(specs)}
     n = len(specs)
     wins, seats = np.zeros((n, n)), np.zeros((n, n))
     pair_games = []
     pairs = list(itertools.combinations(specs, 2))
-    bar = _bar(len(pairs), env_id) if progress else None
+    bar = _bar(len(pairs), env.env_id) if progress else None
     for a, b in pairs:
         # seats alternate a, b, a, ... and the order rotates every game (run_tournament's rule)
-        result = run_tournament(env_id, [a, b], games_per_pair, seed, env_kwargs, agents=agents)
+        result = run_tournament(env, [a, b], games_per_pair, seed, agents=agents)
         for me, other in ((a, b), (b, a)):
             rec = result.records[me]
             wins[index[me], index[other]] += rec.wins
@@ -137,7 +136,7 @@ def round_robin(
     ratings = _rate(specs, pair_games)
     for r in ratings:
         r.wins, r.seats = int(wins[index[r.agent]].sum()), int(seats[index[r.agent]].sum())
-    return RoundRobin(env_id, list(specs), games_per_pair, rate, ratings)
+    return RoundRobin(env.env_id, list(specs), games_per_pair, rate, ratings)
 
 
 def _rate(specs: list[str], pair_games: list[list[dict]]) -> list[Rating]:

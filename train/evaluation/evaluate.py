@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from tabletop import envs
-from tabletop.agents import Agent
-from tabletop.train.opponents import heuristic_names
-from tabletop.train.tournament import run_tournament, wilson_interval
+from tabletop.agents import Agent, agent_names
+from tabletop.envs import EnvSpec
+from tabletop.train.evaluation.tournament import run_tournament, wilson_interval
 
 LEARNER = "learner"
 
@@ -46,42 +45,33 @@ class Matchup:
         return {**asdict(self), "win_rate": self.win_rate, "ci_low": lo, "ci_high": hi}
 
 
-def baselines(env_id: str) -> list[str]:
-    """`random` and every heuristic the game has."""
-    return ["random", *heuristic_names(env_id)]
-
-
 def evaluate(
     agent: Agent,
-    env_id: str,
+    env: EnvSpec,
     games: int,
     seed: int,
-    env_kwargs: dict | None = None,
     learner_seats: str = "one",
     opponents: list[str] | None = None,
 ) -> list[Matchup]:
-    """Play `games` games against each baseline (all of them by default) on seeds `seed`, `seed + 1`, ..."""
-    opponents = opponents or baselines(env_id)
+    """Play `games` games against each baseline (`random` and every heuristic of the game, by default)
+    on seeds `seed`, `seed + 1`, ..."""
+    opponents = opponents or agent_names(env.env_id)
     rows = []
     if learner_seats == "all":
         for spec in [LEARNER, *opponents]:
-            result = run_tournament(env_id, [spec], games, seed=seed, env_kwargs=env_kwargs, agents={LEARNER: agent})
+            result = run_tournament(env, [spec], games, seed=seed, agents={LEARNER: agent})
             team = [g["returns"][0] for g in result.per_game]  # one shared result per game, not per seat
             wins, draws = sum(r > 0 for r in team), sum(r == 0 for r in team)
             score = sum(g["scores"][0] for g in result.per_game) / games
             rows.append(Matchup(spec, games, wins, draws, games - wins - draws, score, float("nan")))
         return rows
-    others = _players(env_id, env_kwargs) - 1
+    others = env.new_game().num_players - 1
     for opponent in opponents:
         specs = [LEARNER] + [opponent] * others  # seats rotate every game, so the learner sits everywhere
-        result = run_tournament(env_id, specs, games, seed=seed, env_kwargs=env_kwargs, agents={LEARNER: agent})
+        result = run_tournament(env, specs, games, seed=seed, agents={LEARNER: agent})
         me, them = result.records[LEARNER], result.records[opponent]
         rows.append(Matchup(opponent, me.seats_played, me.wins, me.draws, me.losses, me.mean_score, them.win_rate))
     return rows
-
-
-def _players(env_id: str, env_kwargs: dict | None) -> int:
-    return envs.make_raw(env_id, **(env_kwargs or {})).game.num_players
 
 
 def format_table(rows: list[Matchup], learner_seats: str = "one") -> str:

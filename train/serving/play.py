@@ -9,15 +9,13 @@ so a session can be scripted.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from typing import TextIO
 
 import numpy as np
 
-from tabletop import envs
 from tabletop.agents import make_agent
+from tabletop.envs import EnvSpec
 
 
 class InputEnded(Exception):
@@ -47,36 +45,34 @@ def choose(names: list[str], lines: TextIO, out: TextIO) -> int:
 
 
 def play(
-    env_id: str,
+    spec: EnvSpec,
     opponent: str,
     seat: int = 0,
     seed: int | None = None,
-    env_kwargs: dict | None = None,
     lines: TextIO | None = None,
     out: TextIO | None = None,
 ) -> np.ndarray:
     """Play one game with the human at `seat` (input from `lines`, default stdin); returns the final returns per seat."""
     lines, out = lines or sys.stdin, out or sys.stdout
-    env_kwargs = dict(env_kwargs or {})
-    env = envs.make_raw(env_id, **{**env_kwargs, "render_mode": "ansi"})
+    env = spec.make_raw(render_mode="ansi")
     if not 0 <= seat < env.game.num_players:
         raise ValueError(f"seat {seat} is not at this table; allowed: 0 to {env.game.num_players - 1}")
-    agent = make_agent(env_id, opponent, seed=seed, env_kwargs=env_kwargs)
+    agent = make_agent(spec, opponent, seed=seed)
     human = env.possible_agents[seat]
     env.reset(seed=seed)
-    out.write(f"{env_id}: you are {human}; every other seat is {opponent}\n")
+    out.write(f"{spec.env_id}: you are {human}; every other seat is {opponent}\n")
     while not env.game_state.is_terminal():
         mover = env.agent_selection
         seen = env.observe(mover)
         legal = np.flatnonzero(seen["action_mask"])
         if mover == human:
-            out.write("\n" + env.game.render_ansi(env.game_state, seat) + "\n")
+            out.write("\n" + env.renderer.ansi(env.game_state, seat) + "\n")
             names = [env.action_to_string(a) for a in legal]
             out.writelines(f"{i:>4}. {name}\n" for i, name in enumerate(names, 1))
             action = int(legal[choose(names, lines, out)])
             out.write(f"you: {env.action_to_string(action)}\n")
         else:
-            obs = seen["observation"] if getattr(agent, "needs_observation", True) else None
+            obs = seen["observation"] if agent.needs_observation else None
             action = agent.act(obs, seen["action_mask"], env.view(mover))
             out.write(f"{mover} ({opponent}): {env.action_to_string(action)}\n")
         env.step(action)
@@ -87,27 +83,3 @@ def play(
     out.write(f"\n{env.render()}\ngame over: {verdict} (scores: {scores})\n")
     return returns
 
-
-# --- the `tabletop play` subcommand -----------------------------------------------------------------------
-def _run(args: argparse.Namespace) -> int:
-    try:
-        play(args.env_id, args.opponent, args.seat, args.seed, args.env_kwargs)
-    except InputEnded as err:
-        print(f"\n{err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:  # a human leaving mid-game is not an error worth a traceback
-        print("\ngame abandoned", file=sys.stderr)
-        return 130
-    return 0
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register `tabletop play`."""
-    p = subparsers.add_parser("play", help="play a game in the terminal against an agent")
-    p.add_argument("env_id", metavar="GAME", choices=envs.ENV_IDS, help=f"one of {', '.join(envs.ENV_IDS)}")
-    p.add_argument("--opponent", required=True, help="agent for every other seat: random, a heuristic name, ppo:PATH, onnx:DIR")
-    p.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
-    p.add_argument("--seed", type=int, help="deal seed (default: a fresh deal)")
-    p.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"num_players": 3}\'')
-    p.set_defaults(func=_run)
-    return p

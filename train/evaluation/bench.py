@@ -10,7 +10,7 @@ import importlib
 import time
 from dataclasses import dataclass
 
-from tabletop import envs
+from tabletop.envs import EnvSpec
 
 PETTINGZOO_CLASSIC = {
     "connect_four_v3": "pettingzoo.classic.connect_four_v3",
@@ -61,9 +61,9 @@ def baseline_env(name: str, **kwargs):
     return importlib.import_module(PETTINGZOO_CLASSIC[name]).env(**kwargs)
 
 
-def compare(env_id: str, baseline: str, games: int, baseline_games: int, seed: int = 0, **env_kwargs) -> str:
+def compare(env: EnvSpec, baseline: str, games: int, baseline_games: int, seed: int = 0) -> str:
     """Measure ours and the baseline in the same process; return a report with the ratios."""
-    ours = random_play(envs.make(env_id, **env_kwargs), games, seed, f"{env_id} {env_kwargs or ''}".strip())
+    ours = random_play(env.make(), games, seed, f"{env.env_id} {env.kwargs or ''}".strip())
     theirs = random_play(baseline_env(baseline), baseline_games, seed, baseline)
     rows = [f"{'env':<44} {'games':>6} {'steps':>8} {'steps/s':>10} {'games/s':>9}"]
     for t in (ours, theirs):
@@ -74,10 +74,3 @@ def compare(env_id: str, baseline: str, games: int, baseline_games: int, seed: i
     )
     return "\n".join(rows)
 
-
-if __name__ == "__main__":  # `python -m train.bench ...` is `tabletop bench ...`
-    import sys
-
-    from tabletop.train.cli import main
-
-    sys.exit(main(["bench", *sys.argv[1:]]))

@@ -12,15 +12,13 @@ ignored. Runs on onnxruntime and numpy only, like `OnnxAgent`.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from typing import Any, TextIO
 
 import numpy as np
 
-from tabletop import envs
-from tabletop.agents.onnx_agent import OnnxAgent
+from tabletop.agents import OnnxAgent
+from tabletop.envs import EnvSpec
 
 KEYS = ("state", "observation", "action_mask", "id")
 
@@ -31,8 +29,7 @@ class AgentServer:
     def __init__(self, agent: OnnxAgent):
         self.agent = agent
         meta = agent.metadata
-        self.env = envs.make_raw(meta["env_id"], **meta["env_kwargs"])
-        self.omniscient = self.env.observation_mode == "omniscient"
+        self.env = EnvSpec(meta["env_id"], meta["env_kwargs"]).make_raw()  # its observer encodes as in training
 
     def answer(self, line: str) -> dict[str, Any]:
         try:
@@ -72,12 +69,11 @@ class AgentServer:
     def _from_state(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError(f"state must be a JSON object (what State.to_json writes), got {type(data).__name__}")
-        game = self.env.game
-        state = game.state_from_json(data)
+        state = self.env.game.state_from_json(data)
         if state.is_terminal():
             raise ValueError("the game in this state is over: no one is to move")
-        seat = state.current_player
-        action = self.agent.act(game.encode(state, seat, self.omniscient), state.legal_action_mask())
+        observation = self.env.observer.encode(state, state.current_player)
+        action = self.agent.act(observation, state.legal_action_mask())
         return {"action": action, "name": state.action_to_string(action)}
 
 
@@ -87,17 +83,3 @@ def _numbers(value: Any, key: str) -> np.ndarray:
         raise ValueError(f"{key} must be a flat list of numbers")
     return np.asarray(value, dtype=np.float32)
 
-
-# --- the `tabletop agent` subcommand ----------------------------------------------------------------------
-def _run(args: argparse.Namespace) -> int:
-    AgentServer(OnnxAgent(args.model)).serve(sys.stdin, sys.stdout)
-    return 0
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register `tabletop agent`."""
-    help_text = "serve an exported policy: one JSON state (or observation + mask) per stdin line, one action per stdout line"
-    p = subparsers.add_parser("agent", help=help_text)
-    p.add_argument("--model", required=True, help="an export folder (tabletop export): model.onnx and metadata.json")
-    p.set_defaults(func=_run)
-    return p

@@ -25,16 +25,16 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from tabletop import envs
-from tabletop.train.callbacks import SelfPlayCallback
-from tabletop.train.config import TrainConfig
-from tabletop.train.evaluate import Matchup, evaluate, format_table
-from tabletop.train.logs import EvalLog, make_logger
-from tabletop.train.opponents import OpponentPool
-from tabletop.train.plots import learning_curve
-from tabletop.train.policy import actor_weights, policy_kwargs
-from tabletop.train.policy_agent import MODEL_FILE, PolicyAgent
-from tabletop.train.seat_env import SeatEnv
+from tabletop.agents import PolicyAgent
+from tabletop.agents.policy_agent import MODEL_FILE
+from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
+from tabletop.train.selfplay.callbacks import SelfPlayCallback
+from tabletop.train.selfplay.config import TrainConfig
+from tabletop.train.selfplay.logs import EvalLog, make_logger
+from tabletop.train.selfplay.opponents import OpponentPool
+from tabletop.train.selfplay.plots import learning_curve
+from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
+from tabletop.train.selfplay.seat_env import SeatEnv
 
 POOL_FILE = "pool.pt"
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never reuse training seeds, and repeat at every evaluation
@@ -57,13 +57,12 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
 
     def thunk():
         torch.set_num_threads(1)
-        probe = envs.make_raw(config.env_id, **config.env_kwargs)
+        probe = config.env.make_raw()
         agent = probe.possible_agents[0]
         pool = None
         if config.learner_seats == "one":
             pool = OpponentPool(
-                config.env_id,
-                config.env_kwargs,
+                config.env,
                 config.opponents.weights,
                 config.opponents.max_snapshots,
                 policy_kwargs(config.network.hidden, config.network.activation),
@@ -72,8 +71,7 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
                 seed=seed + rank,
             )
         env = SeatEnv(
-            config.env_id,
-            config.env_kwargs,
+            config.env,
             pool,
             config.learner_seats,
             seed=seed + rank,
@@ -117,10 +115,9 @@ class Run:
         agent = PolicyAgent(model.policy, name="learner")
         rows = evaluate(
             agent,
-            self.config.env_id,
+            self.config.env,
             games,
             seed=self.config.seed + EVAL_SEED_OFFSET,
-            env_kwargs=self.config.env_kwargs,
             learner_seats=self.config.learner_seats,
         )
         self.eval_log.append(step, rows)

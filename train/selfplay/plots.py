@@ -1,4 +1,4 @@
-"""Pictures of a run and of a tournament (matplotlib, Agg backend: no display needed)."""
+"""The picture of a run: its learning curve (matplotlib, Agg backend: no display needed)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from tabletop.train.logs import STEP_COLUMN, read_csv  # noqa: E402
+from tabletop.train.selfplay.logs import STEP_COLUMN, read_csv  # noqa: E402
 
 
 def learning_curve(eval_csv: Path, progress_csv: Path, out: Path, title: str) -> Path:
@@ -34,27 +34,6 @@ def learning_curve(eval_csv: Path, progress_csv: Path, out: Path, title: str) ->
         bottom.plot([float(r[STEP_COLUMN]) for r in progress], [float(r["rollout/ep_rew_mean"]) for r in progress], lw=1)
     bottom.set_ylabel("mean episode reward")
     bottom.set_xlabel("learner env steps")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
-
-
-def heat_map(names: list[str], matrix: np.ndarray, out: Path, title: str) -> Path:
-    """Row agent's win rate against the column agent."""
-    size = 1.2 + 0.7 * len(names)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
-    image = ax.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
-    ax.set_xticks(range(len(names)), names, rotation=40, ha="right")
-    ax.set_yticks(range(len(names)), names)
-    for i in range(len(names)):
-        for j in range(len(names)):
-            if not np.isnan(matrix[i, j]):
-                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("agent (row wins this often)")
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, fraction=0.046)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

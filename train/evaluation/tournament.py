@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tabletop import envs
 from tabletop.agents import Agent, make_agent
+from tabletop.envs import EnvSpec
+from tabletop.envs.core import TabletopEnv
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -99,17 +100,18 @@ def seat_assignment(specs: list[str], num_players: int, game_index: int) -> list
     return [specs[(seat + game_index) % len(specs)] for seat in range(num_players)]
 
 
-def play_game(env, seat_agents: list[Agent], seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Play one game on the raw env; returns (returns, final scores, steps)."""
+def play_game(env: TabletopEnv, seat_agents: list[Agent], seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Play one game on the raw env; returns (returns, final scores, steps).
+
+    Observations come from the env's observer, so policies see what they were trained on (private or omniscient)."""
     env.reset(seed=seed)
-    state, game = env.game_state, env.game
-    omniscient = env.observation_mode == "omniscient"  # policies see what they were trained on
+    state, observer = env.game_state, env.observer
     steps = 0
     while not state.is_terminal():
         seat = state.current_player
         agent = seat_agents[seat]
         mask = state.legal_action_mask()
-        obs = game.encode(state, seat, omniscient) if getattr(agent, "needs_observation", True) else None
+        obs = observer.encode(state, seat) if agent.needs_observation else None
         action = agent.act(obs, mask, state.view(seat))
         state.apply(action)
         steps += 1
@@ -117,11 +119,10 @@ def play_game(env, seat_agents: list[Agent], seed: int) -> tuple[np.ndarray, np.
 
 
 def run_tournament(
-    env_id: str,
+    env: EnvSpec,
     specs: list[str],
     num_games: int,
     seed: int = 0,
-    env_kwargs: dict | None = None,
     progress: bool = False,
     agents: dict[str, Agent] | None = None,
 ) -> TournamentResult:
@@ -130,19 +131,18 @@ def run_tournament(
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     if not specs:
         raise ValueError("name at least one agent")
-    env_kwargs = dict(env_kwargs or {})
-    env = envs.make_raw(env_id, **env_kwargs)
+    table = env.make_raw()
     agents = dict(agents or {})
     for i, spec in enumerate(dict.fromkeys(specs)):
         if spec not in agents:
-            agents[spec] = make_agent(env_id, spec, seed=seed * 1000 + i, env_kwargs=env_kwargs)
+            agents[spec] = make_agent(env, spec, seed=seed * 1000 + i)
     records = {spec: AgentRecord(spec) for spec in dict.fromkeys(specs)}
     per_game, steps = [], 0
-    bar = _progress(num_games, env_id) if progress else None
+    bar = _progress(num_games, env.env_id) if progress else None
     start = time.perf_counter()
     for g in range(num_games):
-        seats = seat_assignment(specs, env.game.num_players, g)
-        returns, scores, n = play_game(env, [agents[s] for s in seats], seed + g)
+        seats = seat_assignment(specs, table.game.num_players, g)
+        returns, scores, n = play_game(table, [agents[s] for s in seats], seed + g)
         steps += n
         for seat, spec in enumerate(seats):
             rec = records[spec]
@@ -155,7 +155,7 @@ def run_tournament(
             bar.update(1)
     if bar is not None:
         bar.close()
-    return TournamentResult(env_id, num_games, time.perf_counter() - start, steps, records, per_game)
+    return TournamentResult(env.env_id, num_games, time.perf_counter() - start, steps, records, per_game)
 
 
 def _progress(total: int, desc: str):

@@ -19,8 +19,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop import envs
-from tabletop.train.opponents import OpponentPool
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.opponents import OpponentPool
 
 
 class SeatEnv(gym.Env):
@@ -28,8 +28,7 @@ class SeatEnv(gym.Env):
 
     def __init__(
         self,
-        env_id: str,
-        env_kwargs: dict,
+        env: EnvSpec,
         pool: OpponentPool | None,
         learner_seats: str = "one",
         seed: int = 0,
@@ -40,7 +39,7 @@ class SeatEnv(gym.Env):
             raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
         if learner_seats == "one" and pool is None:
             raise ValueError("learner_seats='one' needs an opponent pool for the other seats")
-        self.aec = envs.make_raw(env_id, **env_kwargs)
+        self.aec = env.make_raw()
         self.agents = self.aec.possible_agents
         box = self.aec.observation_space(self.agents[0])["observation"]
         self.observation_space = spaces.Box(-np.inf, np.inf, box.shape, np.float32)
@@ -106,7 +105,7 @@ class SeatEnv(gym.Env):
             seat = self.aec.game_state.current_player
             agent = self.agents[seat]
             _, opponent = self._opponents[seat]
-            if getattr(opponent, "needs_observation", True):
+            if opponent.needs_observation:
                 obs = self.aec.observe(agent)
                 observation, mask = obs["observation"], obs["action_mask"]
             else:
