@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabletop.envs.core import IllegalActionError, ParameterError
+from tabletop.envs.core import IllegalActionError, InvalidStateError, ParameterError
 from tabletop.envs.registry import ENV_IDS, EnvSpec, definition, make, make_raw
 
-__all__ = ["ENV_IDS", "EnvSpec", "IllegalActionError", "ParameterError", "definition", "make", "make_raw"]
+__all__ = ["ENV_IDS", "EnvSpec", "IllegalActionError", "InvalidStateError", "ParameterError", "definition", "make", "make_raw"]
