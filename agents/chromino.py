@@ -160,7 +160,7 @@ class KeepOptions(_PlacementHeuristic):
 
     def _score(self, moves, view):
         table = self.tracker.update(view)
-        m, seat, hand = view["min_contacts"], view["seat"], view["hand"]
+        junior, seat, hand = view["variant"] == "junior", view["seat"], view["hand"]
         places_now = np.bincount(moves[:, 0], minlength=T.NUM_TILES)
         rivals = [  # opponents one placement from going out (a lone chameleon must draw first)
             t
@@ -179,10 +179,10 @@ class KeepOptions(_PlacementHeuristic):
             if rest or rivals:
                 after = table.place(Placement(tile, orientation, row, col))
             if rest:
-                counts = np.bincount(after.search(rest, m)[:, 0], minlength=T.NUM_TILES)[rest]
+                counts = np.bincount(after.search(rest, junior)[:, 0], minlength=T.NUM_TILES)[rest]
                 score += self.PLACEABLE * np.count_nonzero(counts) + self.OPTIONS * np.log1p(counts).sum()
             for rival in rivals:
-                score -= self.BLOCK * (len(after.search([rival], m)) > 0)
+                score -= self.BLOCK * (len(after.search([rival], junior)) > 0)
             scores[i] = score
         return scores
 

@@ -48,11 +48,15 @@ class _Heuristic:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        best = self.best_actions(action_mask, view)
+        return int(best[self.rng.integers(best.size)])
+
+    def best_actions(self, action_mask: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        """Every legal action of the top score: `act` draws among them (what an imitation of it should learn)."""
         legal = np.flatnonzero(action_mask)
         facts = BoardFacts(view)
         scores = np.array([self.score(int(a), facts, view) for a in legal])
-        best = np.flatnonzero(scores == scores.max())
-        return int(legal[best[self.rng.integers(best.size)]])
+        return legal[scores == scores.max()]
 
     def score(self, action: int, facts: BoardFacts, view: dict[str, Any]) -> float:
         raise NotImplementedError

@@ -1,7 +1,9 @@
 """Kings Cribbage heuristics. Each reads only the seat's view (board, own rack, move being built) and the mask.
 
-A heuristic plans a whole move at the first sub-step of its turn (from the same move generator the
-environment uses, fed with the view) and then plays that plan one placement at a time.
+With `action_mode="tiles"` a heuristic plans a whole move at the first sub-step of its turn (from the same move
+generator the environment uses, fed with the view) and then plays that plan one placement at a time. With
+`action_mode="moves"` it values the offered moves the view lists and plays the best one's slot; with no move
+it plays the exchange action for the tiles it would give back.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.kings_cribbage.movegen import generate_moves
+from tabletop.envs.kings_cribbage.scoring import MAX_HAND
 from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_FACES, NUM_KINDS, NUM_RANKS, kind_rank
 
 
@@ -40,6 +43,8 @@ class _Planner:
         return False
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        if view["action_mode"] == "moves":
+            return self._act_on_moves(action_mask, view)
         cells, commit, mark_base, exchange = _layout(view)
         if not view.get("can_move", True):
             return self._exchange_step(action_mask, view, mark_base, exchange)
@@ -61,12 +66,34 @@ class _Planner:
         if pending:
             ok = (actions[:, : len(pending)] == pending).all(1)
             actions, lengths, points = actions[ok], lengths[ok], points[ok]
-        scores = self.value(points, actions, lengths, view)
-        best = np.flatnonzero(scores == scores.max())
-        choice = int(best[self.rng.integers(len(best))])
+        choice = self._best(points, actions, lengths, view)
         plan = [int(a) for a in actions[choice, : lengths[choice]]]
         self._plan = (key, plan)
         return plan
+
+    def _best(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> int:
+        """The index of the most valuable move (ties broken at random)."""
+        scores = self.value(points, actions, lengths, view)
+        best = np.flatnonzero(scores == scores.max())
+        return int(best[self.rng.integers(len(best))])
+
+    def _act_on_moves(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        """Moves mode: the slot of the best offered move, or the exchange of the tiles this player gives back."""
+        exchange_base = view["max_moves"]
+        if view["can_move"]:
+            offered = view["offered"]
+            actions = np.full((len(offered), MAX_HAND), -1, dtype=np.int64)
+            for i, move in enumerate(offered):
+                actions[i, : len(move)] = move
+            lengths = np.array([len(move) for move in offered], dtype=np.int64)
+            return self._best(np.array(view["offered_points"], dtype=np.int64), actions, lengths, view)
+        rack = view["rack"]
+        give = [kind for kind in rack if not self.keep(kind)][: view["bag_sizes"][view["player"]]]
+        choice = 0
+        for kind in set(give):  # of equal tiles, the first ones: the rack is sorted
+            first = rack.index(kind)
+            choice |= ((1 << give.count(kind)) - 1) << first
+        return exchange_base + choice if mask[exchange_base + choice] else exchange_base
 
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:
         wanted = sorted(k for k in view["rack"] if not self.keep(k))

@@ -1,4 +1,5 @@
-"""Chromino masks against an exhaustive placement search, and a fuzz of whole games for invariants."""
+"""Chromino masks against an exhaustive placement search (standard and junior rules), and a fuzz of whole
+games for invariants."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.rules import ChrominoGame
 
 try:
-    from test_chromino_helpers import brute_fits, brute_mask, cells_of
+    from test_chromino_helpers import brute_fits, brute_junior_fits, brute_mask, cells_of
 except ModuleNotFoundError:  # tests/ imported as a package
-    from tests.test_chromino_helpers import brute_fits, brute_mask, cells_of
+    from tests.test_chromino_helpers import brute_fits, brute_junior_fits, brute_mask, cells_of
 
 CONFIGS = [
     {"num_players": 2},
     {"num_players": 3, "variant": "junior"},
+    {"num_players": 2, "variant": "junior", "grid_size": 11},  # small grid: branches reach the edge
     {"num_players": 2, "variant": "expert", "grid_size": 15},  # small grid: the edge matters
     {"num_players": 1, "variant": "solo"},
 ]
@@ -68,18 +70,22 @@ def test_fuzz_games_keep_the_invariants():
         game = games[g % len(games)]
         state = game.new_initial_state(rng)
         board = np.full((game.grid_size, game.grid_size), T.EMPTY, dtype=np.int8)
+        tiles = np.full((game.grid_size, game.grid_size), -1, dtype=np.int16)
         made = list(state.placements)  # the start tile, then every placement in the order made
-        _lay(board, made[0])
+        _lay(board, tiles, made[0])
         steps = 0
         while not state.is_terminal():
             legal = np.flatnonzero(state.legal_action_mask())
             action = int(legal[rng.integers(legal.size)])
             if state.phase == 2:  # a placement: legal by the rules on the table as it is now
                 row, col = divmod(action - game.actions.place_base, game.grid_size)
-                assert brute_fits(board, state.chosen, state.orientation, row, col, game.min_contacts)
+                if game.junior:
+                    assert brute_junior_fits(board, tiles, state.chosen, state.orientation, row, col)
+                else:
+                    assert brute_fits(board, state.chosen, state.orientation, row, col, 2)
                 assert not (len(state.hands[state.current]) == 1 and T.IS_CHAMELEON[state.chosen])
                 made.append((state.chosen, state.orientation, row, col))
-                _lay(board, made[-1])
+                _lay(board, tiles, made[-1])
             state.apply(action)
             steps += 1
             assert steps < 2000
@@ -91,10 +97,11 @@ def test_fuzz_games_keep_the_invariants():
         assert any(state.finished) or state.idle_turns == game.num_players
 
 
-def _lay(board: np.ndarray, placement) -> None:
-    """Colour the placement's three cells on the test's own board; they must have been empty."""
+def _lay(board: np.ndarray, tiles: np.ndarray, placement) -> None:
+    """Colour the placement's three cells on the test's own boards; they must have been empty."""
     tile, orientation, row, col = placement
     colours = T.TILE_COLOURS[tile][::-1] if orientation % 2 else T.TILE_COLOURS[tile]
     for (r, c), colour in zip(cells_of(orientation, row, col), colours):
         assert board[r, c] == T.EMPTY, f"{placement} covers a square twice"
         board[r, c] = colour
+        tiles[r, c] = tile

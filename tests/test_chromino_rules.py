@@ -89,18 +89,92 @@ def test_a_chameleon_on_the_table_matches_anything_touching_its_centre():
     assert legal(state, game.actions.place(M + 1, M))
 
 
-def test_junior_needs_one_matching_contact_and_standard_two():
-    placements = [START]
-    hands = [["RRR", "GGG"], ["BBB"]]
-    # RRR vertically below the red end touches one square only.
-    standard = scenario(ChrominoGame(), placements, hands)
-    junior = scenario(ChrominoGame(variant="junior"), placements, hands)
-    assert not legal(standard, choose(standard, "RRR", 2))
-    assert legal(junior, choose(junior, "RRR", 2))
-    junior.apply(choose(junior, "RRR", 2))
-    assert legal(junior, junior.game.actions.place(M + 2, M - 1))
-    assert legal(junior, junior.game.actions.place(M + 2, M))  # touching the wild centre alone is one contact
-    assert not brute_fits(standard.view(None)["board"], tile_id("RRR"), 2, M + 2, M, 2)
+# --- junior: a branching domino line (RULINGS.md, Chromino, "Junior ruling") -------------------------------
+JUNIOR = ChrominoGame(variant="junior")
+
+
+def junior_places(state, name) -> set[tuple[int, int, int]]:
+    """(orientation, row, col) of every legal placement of tile `name` in `state`."""
+    return {(o, r, c) for _, o, r, c, _ in state.table.search([tile_id(name)], junior=True).tolist()}
+
+
+def test_junior_the_start_chameleon_offers_four_open_ends():
+    """"The start chameleon offers four open ends: outward from each end square along its length, and both
+    sides of its centre." RRY: its red end on the left end (red), its yellow end on the right end (yellow),
+    and either end on the cells above and below the wild centre."""
+    state = scenario(JUNIOR, [START], [["RRY", "GGG"], ["BBB"]])
+    assert junior_places(state, "RRY") == {
+        (1, M, M - 3),  # Y-R-R reading left to right: the red end touches the start's red end
+        (1, M, M + 3),  # Y-R-R from the yellow end: yellow on yellow
+        (2, M - 2, M), (3, M - 2, M),  # upright above the centre, either end down: a chameleon centre matches
+        (2, M + 2, M), (3, M + 2, M),  # and below it
+    }
+
+
+def test_junior_the_touching_end_squares_match_in_colour():
+    """"...the two touching squares match in colour (a chameleon centre matches anything)"."""
+    state = scenario(JUNIOR, [START], [["RRB", "GGG"], ["PPP"]])
+    assert (1, M, M - 3) in junior_places(state, "RRB")  # B-R-R: red on the start's red end
+    assert (0, M, M - 3) not in junior_places(state, "RRB")  # R-R-B: blue on red
+    assert (0, M, M + 3) not in junior_places(state, "RRB")  # red on the yellow end
+    assert {(2, M + 2, M), (3, M + 2, M)} <= junior_places(state, "RRB")  # either end on the wild centre
+
+
+def test_junior_a_tile_continues_straight_on_from_an_open_end():
+    """"A normal tile is placed in line with an open end ... the tile continues straight on": touching the
+    start's red end square from below, or its red end from the side, is no domino contact; nor is the
+    standard rule's side-by-side fit (RRY under R*Y matches all three of its contacts)."""
+    standard = scenario(ChrominoGame(), [START], [["RRY", "RRR"], ["PPP"]])
+    junior = scenario(JUNIOR, [START], [["RRY", "RRR"], ["PPP"]])
+    assert (0, M + 1, M) in {tuple(m[1:4]) for m in standard.table.search([tile_id("RRY")]).tolist()}
+    assert (0, M + 1, M) not in junior_places(junior, "RRY")
+    assert junior_places(junior, "RRR") == {(0, M, M - 3), (2, M - 2, M), (2, M + 2, M)}  # not (2, M + 2, M - 1)
+
+
+def test_junior_no_other_square_of_the_new_tile_touches_any_tile():
+    """"...and no other square of the new tile touches any tile": PPP lies below the cells left of the start,
+    so a tile running left from the red end would touch it too."""
+    state = scenario(JUNIOR, [START, ("PPP", 0, M + 1, M - 4)], [["RRR", "GGG"], ["BBB"]])
+    assert (0, M, M - 3) not in junior_places(state, "RRR")
+    assert {(2, M - 2, M), (2, M + 2, M)} <= junior_places(state, "RRR")
+
+
+def test_junior_only_a_chameleon_lies_crosswise():
+    """"A chameleon may be placed that way, or crosswise: its centre square on the neighbour cell of an open end,
+    its length perpendicular to that end's direction, touching nothing else." A normal tile with a matching
+    centre may not."""
+    state = scenario(JUNIOR, [START], [["Y*G", "GYB", "G*B"], ["PPP"]])
+    assert (0, M, M + 3) in junior_places(state, "Y*G")  # in line: its yellow end on the yellow end
+    assert (2, M, M + 2) in junior_places(state, "G*B")  # crosswise: upright, its centre on the cell beyond yellow
+    assert (2, M, M + 2) not in junior_places(state, "GYB")  # upright with its yellow centre there: not a chameleon
+
+
+def test_junior_a_crosswise_chameleon_branches_three_ways():
+    """"...a crosswise chameleon's two end squares and its centre's far side are then open ends, so play branches"."""
+    state = scenario(JUNIOR, [START, ("G*B", 2, M, M + 2)], [["GGG", "BBB", "PPP", "RRR"], ["YYY"]])
+    # G*B upright at column M+2: green (M-1), wild (M), blue (M+1); its centre's near side is the start's yellow end
+    anything = {(0, M, M + 4), (2, M - 2, M), (2, M + 2, M)}  # beyond G*B's centre, and both sides of the start's
+    assert junior_places(state, "GGG") == {(2, M - 3, M + 2)} | anything  # up from the green end
+    assert junior_places(state, "BBB") == {(2, M + 3, M + 2)} | anything  # down from the blue end
+    assert junior_places(state, "PPP") == anything
+    assert junior_places(state, "RRR") == {(0, M, M - 3)} | anything  # the start's red end is still open
+    state.apply(choose(state, "PPP", 0))
+    state.apply(state.game.actions.place(M, M + 4))
+    assert state.table.open_ends()[M, M + 6] == 1 and state.table.open_ends()[M, M + 3] == 0
+
+
+def test_junior_the_other_rules_are_the_standard_ones():
+    """"Every other junior rule (must place, draw, last tile, end) is the standard one": with no tile that fits
+    the open ends the player must draw; a lone chameleon must draw although it fits."""
+    table = [START, ("BBB", 2, M - 2, M), ("GGG", 2, M + 2, M)]  # both sides of the centre taken
+    stuck = scenario(JUNIOR, table, [["PPP", "PGP"], ["YYY"]])  # open ends: red, yellow, blue (top), green (bottom)
+    assert np.flatnonzero(stuck.legal_action_mask()).tolist() == [JUNIOR.actions.draw]
+    placing = scenario(JUNIOR, table, [["PPP", "RRB"], ["YYY"]])  # RRB: its red end on the start's red end
+    mask = placing.legal_action_mask()
+    assert mask[choose(placing, "RRB", 1)] and not mask[JUNIOR.actions.draw]
+    lone = scenario(JUNIOR, table, [["Y*G"], ["YYY", "PPP"]])
+    assert lone.table.search([tile_id("Y*G")], junior=True).size
+    assert np.flatnonzero(lone.legal_action_mask()).tolist() == [JUNIOR.actions.draw]
 
 
 # --- the turn --------------------------------------------------------------------------------------
@@ -137,7 +211,7 @@ def test_a_lone_chameleon_forces_a_draw_and_then_the_turn_goes_on():
     # Y*G fits under the start tile's right part; still it may not be played as the last tile.
     placements = [START]
     state = scenario(game, placements, [["Y*G"], ["PPP", "BBB"]], bag_top=["GGG"])
-    assert state.table.search([tile_id("Y*G")], 2).size > 0
+    assert state.table.search([tile_id("Y*G")]).size > 0
     assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.draw]
     state.apply(game.actions.draw)
     assert state.current_player == 0 and state.phase == 0  # a normal turn with two tiles
@@ -201,7 +275,7 @@ def test_the_blocked_game_ends_after_a_full_idle_round_and_fewest_tiles_win():
     on_table = {name for name, *_ in table}
     rest = [T.tile_name(t) for t in range(80) if T.tile_name(t) not in on_table | {"RGB", "RGP"}]
     state = scenario(game, table, [["RGB", "RGP"], rest])
-    assert not state.bag and not state.table.search(range(80), 1).size
+    assert not state.bag and not state.table.search(range(80)).size and not state.table.search(range(80), junior=True).size
     state.apply(game.actions.pass_)
     assert not state.is_terminal() and state.idle_turns == 1
     state.apply(game.actions.pass_)

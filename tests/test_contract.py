@@ -28,6 +28,7 @@ from tabletop.envs import EnvSpec, IllegalActionError, ParameterError
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 TRACES = Path(__file__).resolve().parent / "data" / "traces.json"
 BOTH_MODES = {"observation_mode": "omniscient", "reward": "score"}
+COOPERATIVE = {"krz_grtn_v0"}  # one team sharing one reward (and the penalty for an illegal action)
 
 CONFIGS: dict[str, list[dict]] = {
     "cromlet_v0": [{}, {"num_players": 6}, {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}, BOTH_MODES],
@@ -48,6 +49,9 @@ CONFIGS: dict[str, list[dict]] = {
         {"board_size": 5, "stall_rounds": 1},
         {"board_size": 26},
         BOTH_MODES,
+        {"action_mode": "moves"},
+        {"action_mode": "moves", "max_moves": 3, "board_size": 5, "num_players": 4},
+        {"action_mode": "moves", "variant": "solitaire", **BOTH_MODES},
     ],
     "krz_grtn_v0": [
         {},
@@ -186,6 +190,19 @@ def test_terminal_states_offer_no_action(env_id, config):
         last.apply(0)
 
 
+@contract
+def test_states_refuse_what_is_not_an_action(env_id, config):
+    """`apply` and `action_to_string` take ints in [0, num_actions) only; bools, floats and strings are refused."""
+    state = next(random_game(EnvSpec(env_id, config), seed=6))
+    before = state.to_json()
+    for bad in (-1, len(state.legal_action_mask()), 5.0, True, "3"):
+        with pytest.raises(IllegalActionError):
+            state.apply(bad)
+        with pytest.raises(ValueError, match=str(len(state.legal_action_mask()))):
+            state.action_to_string(bad)
+    assert state.to_json() == before
+
+
 # --- renders -------------------------------------------------------------------------------------------------
 @contract
 def test_renders(env_id, config):
@@ -227,12 +244,15 @@ def test_illegal_action_raises_and_changes_nothing(env_id, config):
 
 @contract
 def test_illegal_action_penalize_ends_the_game_with_minus_one_for_the_offender(env_id, config):
+    """-1 for the offender and 0 for the others; in a cooperative game the whole team shares the -1."""
     env = EnvSpec(env_id, {**config, "illegal_action": "penalize"}).make()
     env.reset(seed=2)
     agent = env.agent_selection
     env.step(_first_illegal(env.observe(agent)["action_mask"]))
     assert all(env.terminations.values())
-    assert env.rewards[agent] == -1.0
+    shared = env_id in COOPERATIVE
+    assert getattr(env.unwrapped.game, "shared_reward", False) == shared
+    assert env.rewards == {a: -1.0 if shared or a == agent else 0.0 for a in env.possible_agents}
     assert "illegal_action" in env.infos[agent]
 
 

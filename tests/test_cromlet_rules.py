@@ -1,24 +1,72 @@
 """Cromlet rules: the rulebook's worked examples and every ruling, as scenarios built from JSON states."""
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tabletop import envs
-from tabletop.envs.core import IllegalActionError
+from tabletop.envs.core import IllegalActionError, InvalidStateError
 from tabletop.envs.cromlet.rules import CromletGame
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
 
 SCENARIOS = json.loads((Path(__file__).parent / "scenarios" / "cromlet.json").read_text())
+ALL_CARDS = list(B.CIRCLE_NAMES) + ["wild"] * B.NUM_WILDS
 
 
-def load(name: str, **overrides):
-    data = dict(SCENARIOS[name])
-    game = CromletGame(**data["config"], **overrides)
-    return game.state_from_json(data)
+def complete(sketch: dict) -> dict:
+    """The full saved state a scenario sketches (the recipe is in tests/scenarios/cromlet.json)."""
+    game = CromletGame(**sketch["config"])
+    covered, wilds, claims = sketch.get("covered", {}), sketch.get("wild_covered", []), sketch.get("claims", {})
+    discards = [[] for _ in range(game.num_players)]
+    for name, seat in covered.items():
+        discards[seat].append("wild" if name in wilds else name)
+    placed = Counter(card for pile in (*sketch["hands"], sketch["deck"], *discards) for card in pile)
+    full = {B.LETTERS[k] for k in range(B.NUM_CROMLETS) if all(B.CIRCLE_NAMES[c] in covered for c in B.circles_of(k))}
+    team_scores, team_claims = [0.0] * game.num_teams, [0] * game.num_teams
+    for claim in claims.values():
+        team = int(game.team_of[claim["by"]])
+        team_claims[team] += 1
+        team_scores[team] += float(B.CIRCLE_VALUE[c(claim["circle"])])
+    return {
+        "game": "cromlet", "config": game.config(), "dealer": sketch["dealer"],
+        "current_player": sketch["current_player"], "terminal": False, "covered": covered, "wild_covered": wilds,
+        "claims": claims, "closed": sorted(full | set(claims)), "hands": sketch["hands"],
+        "deck": sketch["deck"] + list((Counter(ALL_CARDS) - placed).elements()), "discards": discards,
+        "team_scores": team_scores, "team_claims": team_claims,
+    }
+
+
+def load(name: str, **changes):
+    """The scenario's position, with sketch keys replaced by `changes`."""
+    sketch = {**SCENARIOS[name], **changes}
+    return CromletGame(**sketch["config"]).state_from_json(complete(sketch))
+
+
+def last_moves(config: dict, seed: int, games: int):
+    """The last move of each of `games` seeded random games: (the position before it, the move, the end)."""
+    game = CromletGame(**config)
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state(rng)
+        while not state.is_terminal():
+            before, action = state.clone(), int(rng.choice(np.flatnonzero(state.legal_action_mask())))
+            state.apply(action)
+        yield before, action, state
+
+
+def positions(config: dict, seed: int, games: int):
+    """Every position along `games` seeded random games."""
+    game = CromletGame(**config)
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state(rng)
+        while not state.is_terminal():
+            yield state
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
 
 
 def c(name: str) -> int:
@@ -108,9 +156,8 @@ def test_f1_on_the_last_circle_must_claim_for_1_point():
 
 
 def test_wilds_may_be_played_anywhere_even_when_a_card_is_forced():
-    data = dict(SCENARIOS["f6_forced_and_forced_claim"])
-    data["hands"] = [["F6", "A9", "B10", "C12", "D15", "E7", "wild"], data["hands"][1]]
-    state = CromletGame(num_players=2).state_from_json(data)
+    hands = SCENARIOS["f6_forced_and_forced_claim"]["hands"]
+    state = load("f6_forced_and_forced_claim", hands=[["F6", "A9", "B10", "C12", "D15", "E7", "wild"], hands[1]])
     legal = legal_names(state)
     assert "play wild on X24" in legal and "play wild on A2 and claim A" in legal
     assert "play wild on F6 and claim F" in legal and "play wild on F6" not in legal
@@ -119,9 +166,8 @@ def test_wilds_may_be_played_anywhere_even_when_a_card_is_forced():
 
 
 def test_wild_claim_scores_the_circle_it_covers():
-    state = load("q8_claimable")
-    state.hands[0, B.WILD] += 1
-    state._check_end()
+    hands = SCENARIOS["q8_claimable"]["hands"]
+    state = load("q8_claimable", hands=[["Q8", "A9", "B10", "C12", "D15", "E7", "wild"], hands[1]])
     state.apply(WILD_CLAIM + c("Q8"))
     assert state.team_scores[0] == 8 and state.wild[c("Q8")]
     assert state.hands[0, c("Q8")] == 1, "the Q8 card stays in hand, now dead"
@@ -165,14 +211,7 @@ def test_at_the_limit_no_claim_actions_at_all():
 
 
 def test_team_members_share_claims_and_score():
-    game = CromletGame(num_players=4, teams=2)
-    data = {
-        "covered": {"F1": 1, "F2": 1, "F3": 1, "F4": 1},
-        "hands": [["F5", "A9"], ["B10"], ["C12"], ["D15"]],
-        "deck": ["X24", "W19", "V20", "U18"],
-        "current_player": 0,
-    }
-    state = game.state_from_json(data)
+    state = load("team_claim")
     state.apply(PLAY_CLAIM + c("F5"))
     assert state.scores().tolist() == [5, 0, 5, 0]
     assert state.team_claims.tolist() == [1, 0]
@@ -194,37 +233,41 @@ def test_dead_cards_claimed_cromlet_and_wild_covered_circle():
 
 def test_trade_two_replaces_dead_cards_from_the_deck_and_discards_them_face_up():
     state = load("dead_cards_trade")
+    deck = len(state.deck)
     state.apply(TRADE_TWO)
     hand = {B.card_name(x) for x in np.flatnonzero(state.hands[0][:132])}
     assert "A5" not in hand and "A9" not in hand and {"X24", "W19"} <= hand
     assert [B.card_name(x) for x in state.discards[0]] == ["T1", "A5", "A9"]
-    assert state.hand_sizes[0] == 7 and len(state.deck) == 2
+    assert state.hand_sizes[0] == 7 and len(state.deck) == deck - 2
     assert state.current_player == 1, "trading uses the whole turn"
 
 
 def test_trade_one():
     state = load("dead_cards_trade")
+    deck = len(state.deck)
     state.apply(TRADE_ONE)
-    assert state.hand_sizes[0] == 7 and len(state.deck) == 3
+    assert state.hand_sizes[0] == 7 and len(state.deck) == deck - 1
     assert len(state.dead_cards(0)) == 2
 
 
 def test_no_trade_while_holding_a_forced_card():
-    data = dict(SCENARIOS["dead_cards_trade"])
-    data["hands"] = [["A5", "A9", "T4", "C4", "D15", "E7", "wild"], data["hands"][1]]
-    state = CromletGame(num_players=2).state_from_json(data)
+    hands = SCENARIOS["dead_cards_trade"]["hands"]
+    state = load("dead_cards_trade", hands=[["A5", "A9", "T4", "C4", "D15", "E7", "wild"], hands[1]])
     assert "trade in one dead card" not in legal_names(state)
 
 
 def test_no_trade_with_an_empty_deck_and_trade_two_needs_two_cards():
-    data = dict(SCENARIOS["dead_cards_trade"])
-    data["deck"] = ["X24"]
-    state = CromletGame(num_players=2).state_from_json(data)
-    legal = legal_names(state)
-    assert "trade in one dead card" in legal and "trade in two dead cards" not in legal
-    data["deck"] = []
-    state = CromletGame(num_players=2).state_from_json(data)
-    assert not any(name.startswith("trade") for name in legal_names(state))
+    """Late positions of seeded games where the mover holds two dead cards and no forced card."""
+    seen = {1: 0, 0: 0}
+    for state in positions({"num_players": 2}, seed=0, games=12):
+        p = state.current_player
+        forced = ((state.hands[p, : B.NUM_CIRCLES] > 0) & state.is_lowest).any()
+        if len(state.deck) in seen and len(state.dead_cards(p)) >= 2 and not forced:
+            legal = legal_names(state)
+            assert ("trade in one dead card" in legal) == (len(state.deck) == 1)
+            assert "trade in two dead cards" not in legal
+            seen[len(state.deck)] += 1
+    assert min(seen.values()) > 0, seen
 
 
 def test_hand_is_topped_up_to_seven_after_a_play():
@@ -235,44 +278,42 @@ def test_hand_is_topped_up_to_seven_after_a_play():
 
 # --- the end ---------------------------------------------------------------------------------------------
 def test_game_ends_when_the_player_to_move_holds_only_dead_cards():
-    state = load("end_only_dead_cards")
-    assert not state.is_terminal()
-    state.apply(PLAY + c("H11"))
-    assert state.is_terminal() and state.current_player == -1
-    assert state.returns().tolist() == [-1.0, 1.0]
+    """The first seeded game that ends with a cromlet still open: the next player holds only dead cards."""
+    before, _, end = next(m for m in last_moves({"num_players": 2}, seed=0, games=20) if not m[2].closed.all())
+    assert not before.is_terminal()
+    assert end.is_terminal() and end.current_player == -1
+    stuck = (before.current_player + 1) % 2
+    assert end.hand_sizes[stuck] > 0 and end.hands[stuck, B.WILD] == 0
+    assert len(end.dead_cards(stuck)) == end.hand_sizes[stuck] and not end.deck, "only dead cards, nothing to trade for"
+    assert end.returns().tolist() == [(1.0 if s == end.scores().max() else -1.0) for s in end.scores()]
 
 
-def test_game_ends_when_the_player_to_move_has_no_cards():
+def test_the_player_to_move_is_out_of_cards_only_once_every_cromlet_is_closed():
+    """With the deck empty the mover's hand is the largest (hands shrink one a turn), and an open circle's card
+    is in some hand; so "no cards left" never ends a game on its own, and a position that says so is refused."""
     game = CromletGame(num_players=2)
-    state = game.state_from_json({"hands": [["A2"], ["B3", "C4"]], "deck": [], "current_player": 0})
-    state.apply(PLAY + c("A2"))
-    assert not state.is_terminal()
-    state.apply(PLAY + c("B3"))
-    assert state.is_terminal(), "player 0 has no cards left"
+    for before, _, end in last_moves({"num_players": 2}, seed=1, games=20):
+        assert end.closed.all() or end.hand_sizes[(before.current_player + 1) % 2] > 0
+    data = complete(SCENARIOS["q8_claimable"])
+    data["deck"], data["hands"] = data["deck"] + data["hands"][0], [[], data["hands"][1]]
+    with pytest.raises(InvalidStateError, match="hands"):
+        game.state_from_json(data)
 
 
 def test_equal_scores_tie():
-    game = CromletGame(num_players=2)
-    state = game.state_from_json({"hands": [[], ["B3"]], "deck": [], "current_player": 0})
-    assert state.is_terminal() and state.returns().tolist() == [0.0, 0.0]
+    end = next(e for _, _, e in last_moves({"num_players": 2, "claim_limit": 1}, seed=0, games=20)
+               if e.scores()[0] == e.scores()[1])
+    assert end.is_terminal() and end.returns().tolist() == [0.0, 0.0]
 
 
 def test_game_ends_once_every_cromlet_is_closed():
-    game = CromletGame(num_players=2)
-    letters = list(B.LETTERS)
-    claims = {L: {"by": 1 - i % 2, "circle": f"{L}{B.VALUES_BY_CROMLET[i][0]}"} for i, L in enumerate(letters[:-1])}
-    state = game.state_from_json(
-        {
-            "claims": claims,
-            "covered": {"X3": 0, "X5": 0, "X6": 0, "X8": 0, "X9": 0, "X12": 0, "X16": 0},
-            "hands": [["X24", "A5"], ["B6"]],
-            "deck": ["C8", "D7"],
-            "current_player": 0,
-        }
+    """Although the next player could still trade dead cards for deck cards, nothing is left to score."""
+    before, _, end = next(
+        m for m in last_moves({"num_players": 2}, seed=0, games=20)
+        if m[2].closed.all() and len(m[2].dead_cards((m[0].current_player + 1) % 2)) and m[2].deck
     )
-    assert not state.is_terminal()
-    state.apply(PLAY_CLAIM + c("X24"))
-    assert state.is_terminal(), "nothing is left to score; trading on would change nothing"
+    assert not before.closed.all() and not before.is_terminal()
+    assert end.is_terminal(), "nothing is left to score; trading on would change nothing"
 
 
 # --- actions, errors ----------------------------------------------------------------------------------------
@@ -315,7 +356,7 @@ def test_penalize_mode_ends_the_game_with_minus_one_for_the_offender():
         ({"num_players": 4, "teams": 4}, "teams"),
         ({"reward": "points"}, "reward"),
         ({"observation_mode": "god"}, "observation_mode"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "braille"}, "render_mode"),
         ({"claim_limit": 0}, "claim_limit"),
         ({"hand_size": 100}, "hand_size"),
     ],
@@ -326,13 +367,17 @@ def test_bad_constructor_arguments_name_the_problem(kwargs, match):
 
 
 def test_bad_json_states_are_rejected():
+    """One of each kind; tests/test_cromlet_states.py tampers with every field."""
     game = CromletGame(num_players=2)
-    with pytest.raises(ValueError, match="unknown Cromlet card"):
-        game.state_from_json({"hands": [["Z9"], []]})
-    with pytest.raises(ValueError, match="seat"):
-        game.state_from_json({"covered": {"A2": 5}, "hands": [[], []]})
-    with pytest.raises(ValueError, match="must list 2 hands"):
-        game.state_from_json({"hands": [[]]})
+    data = complete(SCENARIOS["q8_claimable"])
+    with pytest.raises(InvalidStateError, match=r"hands\[0\]\[0\]: unknown Cromlet card"):
+        game.state_from_json({**data, "hands": [["Z9", *data["hands"][0][1:]], data["hands"][1]]})
+    with pytest.raises(InvalidStateError, match=r"covered.Q2: 5 is out of range \[0, 1\]"):
+        game.state_from_json({**data, "covered": {**data["covered"], "Q2": 5}})
+    with pytest.raises(InvalidStateError, match="hands: must list 2 piles"):
+        game.state_from_json({**data, "hands": data["hands"][:1]})
+    with pytest.raises(InvalidStateError, match="game: missing"):
+        game.state_from_json({"hands": [[], []]})
 
 
 def test_registry_lists_and_rejects():
@@ -345,21 +390,18 @@ def test_registry_lists_and_rejects():
 def test_score_reward_pays_claims_as_they_happen_and_teams_share():
     env = envs.make_raw("cromlet_v0", num_players=4, teams=2, reward="score")
     env.reset(seed=0)
-    data = {
-        "covered": {"F1": 1, "F2": 1, "F3": 1, "F4": 1},
-        "hands": [["F5", "A9"], ["B10"], ["C12"], ["D15"]],
-        "deck": ["X24"],
-        "current_player": 0,
-    }
-    env.load_json(data)
+    env.load_json(complete(SCENARIOS["team_claim"]))
     env.step(PLAY_CLAIM + c("F5"))
     assert env.rewards == {"player_0": 5.0, "player_1": 0.0, "player_2": 5.0, "player_3": 0.0}
 
 
 def test_win_loss_reward_only_at_the_end():
+    before, action, end = next(m for m in last_moves({"num_players": 2}, seed=0, games=20) if len(set(m[2].scores())) > 1)
     env = envs.make_raw("cromlet_v0")
     env.reset(seed=0)
-    env.load_json(SCENARIOS["end_only_dead_cards"])
-    env.step(PLAY + c("H11"))
-    assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    env.load_json(before.to_json())
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    env.step(action)
+    winner = int(np.argmax(end.scores()))
+    assert env.rewards == {f"player_{p}": (1.0 if p == winner else -1.0) for p in range(2)}
     assert all(env.terminations.values())

@@ -9,7 +9,7 @@ import pytest
 
 from tabletop.agents import make_agent
 from tabletop.envs import EnvSpec
-from tabletop.envs.core import IllegalActionError
+from tabletop.envs.core import InvalidStateError
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver
 from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
@@ -50,7 +50,7 @@ def test_saved_state_mid_move_continues_identically():
 # --- hidden information ----------------------------------------------------------------------------------
 def _perturbed(state, observer: int, rng) -> "object | None":
     """The same public position with every fact hidden from `observer` redrawn: others' free rack tiles
-    swapped with the bag, the bag reshuffled. None if the redraw breaks the move being built."""
+    swapped with the bag, the bag reshuffled. None if the redraw breaks the move or exchange being built."""
     data = state.to_json()
     game = state.game
     cells = game.cells
@@ -77,8 +77,10 @@ def _perturbed(state, observer: int, rng) -> "object | None":
         data["bags"][b] = [data["bags"][b][i] for i in rng.permutation(len(data["bags"][b]))]
     try:
         return game.state_from_json(data)
-    except IllegalActionError:
-        return None
+    except InvalidStateError as error:  # the mover's redrawn tiles no longer allow the move or exchange begun
+        if error.field.startswith(("pending", "marked")):
+            return None
+        raise
 
 
 @pytest.mark.parametrize("config", [{"num_players": 3}, {"variant": "solitaire"}], ids=str)

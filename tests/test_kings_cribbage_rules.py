@@ -1,6 +1,8 @@
 """Kings Cribbage rules as scenarios: the rulebook's ten rules, the bonuses, the end rules and the rulings.
 
-Every scenario is a JSON state (as `State.to_json` writes it) built from a small board description.
+Every scenario is a position set up directly from a small board description. Most could not arise in play
+(one tile on the board, an empty rack beside a full bag, no points scored), so `from_json`, which accepts
+reachable positions only, would refuse them (tests/test_kings_cribbage_states.py); a rule does not care.
 """
 
 from collections import Counter
@@ -9,7 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop.envs.core import ParameterError
-from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND
 
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
@@ -38,28 +40,25 @@ def cell(name: str, size: int = 13) -> int:
 def scenario(board=None, racks=("", ""), bag=None, current=0, scores=None, passes=0, **config):
     """A state from a board {cell: tile} and racks ("l5 dK ..."); the bag holds every other tile."""
     game = KingsCribbageGame(**config)
-    data = game.new_initial_state(np.random.default_rng(0)).to_json()
+    state = KingsCribbageState(game, game.new_initial_state(np.random.default_rng(0)).rng)
     size = game.board_size
-    values = [[0] * size for _ in range(size)]
-    colours = [[0] * size for _ in range(size)]
-    printed = [[0] * size for _ in range(size)]
     used = Counter()
     for name, tile in (board or {}).items():
         r, c = divmod(cell(name, size), size)
         k = kind(tile)
-        values[r][c] = int(tile.split(":")[1]) if ":" in tile else k % 13 + 1
-        colours[r][c], printed[r][c] = k // 13, k % 13 + 1
+        state.values[r, c] = int(tile.split(":")[1]) if ":" in tile else k % 13 + 1
+        state.colours[r, c], state.printed[r, c] = k // 13, k % 13 + 1
         used[k] += 1
-    rack_kinds = [sorted(kind(t) for t in rack.split()) for rack in racks]
-    for rack in rack_kinds:
+    state.racks = [sorted(kind(t) for t in rack.split()) for rack in racks]
+    for rack in state.racks:
         used.update(rack)
     if bag is None:
         bag = [k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND - used[k])]
-    data.update(values=values, colours=colours, printed=printed, racks=rack_kinds, bags=[list(bag)], current=current,
-                scores=list(scores or [0] * game.num_players), passes=passes, pending=[], marked=[])
-    if config.get("variant") == "solitaire":
-        data["bags"] = [list(bag), []]
-    return game.state_from_json(data)
+    state.bags = [list(bag), []] if config.get("variant") == "solitaire" else [list(bag)]
+    state.current, state.passes = current, passes
+    state.score = list(scores or [0] * game.num_players)
+    state.begin_turn()
+    return state
 
 
 def place_actions(state, tiles: dict[str, str]) -> list[int]:

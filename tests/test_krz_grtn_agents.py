@@ -58,7 +58,7 @@ def test_giver_plays_a_whole_clue_through_the_mask():
 def test_returns_give_back_the_least_useful_letters():
     game = KrzGrtn(num_players=3)
     data = scenario(game, ["BC", "QXRRSTNLDG", "MNPRS"], lives=4)
-    data.update(phase="return", current_player=1, after_draws="vote")
+    data.update(phase="return", current_player=1, after_draws="vote", draw_amount=2, draw_queue=[2])
     state = load(game, data)
     team = SkeletonTeammate(seed=0)
     while state.phase == RETURN:

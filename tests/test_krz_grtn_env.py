@@ -30,7 +30,9 @@ def _scripted_pass(reward: str):
     game_env.reset(seed=0)
     game = game_env.game
     data = scenario(game, ["BCDFG", "ST", "RST"], phase="guess", clues=["", "GR_N", "W_K"],
-                    candidates=["pedestrian light", "cat", "dog"], target_position=0, clues_done=2, level_index=5)
+                    candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"],
+                    target_position=0, clues_done=2,
+                    level_index=5)  # A = 8 on level 6
     game_env.load_json(data)
     game_env.step(act.guess(0))
     return game_env

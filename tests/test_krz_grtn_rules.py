@@ -209,7 +209,8 @@ def test_no_vote_without_a_life_card():
 
 def test_a_giver_without_two_letters_and_no_life_loses():
     game = KrzGrtn(num_players=3)
-    table = dict(GUESS_TABLE, clues=["", "GR_N", "W_K"], clues_done=2, level_index=4)
+    table = dict(GUESS_TABLE, clues=["", "GR_N", "W_K"], clues_done=2, level_index=4,
+                 candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat"])  # A = 7 on level 5
     state = load(game, scenario(game, ["B", "ST", "RST"], lives=0, **table))
     state.apply(act.guess(0))  # level 5 passed; seat 0 was X, draws nothing, and gives clues next
     assert state.phase == OVER and state.outcome == -1 and state.level_index == 5
@@ -218,21 +219,23 @@ def test_a_giver_without_two_letters_and_no_life_loses():
 
 def test_the_tile_limit_after_passing_returns_tiles_of_the_players_choice():
     game = KrzGrtn(num_players=4)
-    state = load(game, scenario(game, ["BCDFG", "BCDFGHK", "RST", "L"], **GUESS_TABLE))
+    table = dict(GUESS_TABLE, clues=["", "GR", "W_K", "PD"])  # seat 1 owns 6 + 2 = 8 letters, the limit
+    state = load(game, scenario(game, ["BCDFG", "BCDFGK", "RST", "L"], **table))
     state.apply(act.guess(0))
-    assert state.phase == RETURN and state.current_player == 1 and state.letters(1) == 10
+    assert state.phase == RETURN and state.current_player == 1 and state.letters(1) == 9
     assert state.letters(2) == 3  # seat 2 draws after seat 1 is back at the limit
     with pytest.raises(IllegalActionError):
         state.apply(act.guess(0))
     state.apply(act.return_letter(LETTER_INDEX["K"]))
-    state.apply(act.return_letter(LETTER_INDEX["B"]))
     assert state.letters(1) == 8 and state.letters(2) == 6 and state.letters(3) == 4
     assert state.phase == VOTE and state.x == 1
 
 
 def test_passing_level_six_wins():
     game = KrzGrtn(num_players=4)
-    state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], level_index=5, lives=1, **GUESS_TABLE))
+    eight = ["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"]
+    table = dict(GUESS_TABLE, candidates=eight)  # A = 8 on level 6
+    state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], level_index=5, lives=1, **table))
     state.apply(act.guess(0))
     assert state.phase == OVER and state.outcome == 1
     assert state.returns().tolist() == [1.0] * 4 and state.scores().tolist() == [6.0] * 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
+from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, CONCEPTS, NUM_CARDS
 from tabletop.envs.krz_grtn.rules import KrzGrtn
 from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
 
@@ -26,7 +26,11 @@ def scenario(
     clues_done: int = 0,
     seed: int = 0,
 ) -> dict:
-    """A JSON state as a table would set it up; the bag, blanks and deck are whatever is left over."""
+    """A complete JSON state as a table would set it up; the bag, blanks and deck are whatever is left over.
+
+    Past level 1 the previous attempt is on record (`last_attempt`: the level before passed, by the seat right
+    of X, its picture in the discard), as every state that has passed a level holds one. Later draws come
+    from the generator `load` passes (`"rng": null`)."""
     n = game.num_players
     clues = clues or [""] * n
     used = sum((parse_counts(s) for s in supplies), np.zeros_like(LETTER_COUNTS))
@@ -37,15 +41,29 @@ def scenario(
     givers = [(x + k) % n for k in range(1, n)]
     if current is None:
         current = {"vote": givers[min(votes, n - 2)], "clue": givers[min(clues_done, n - 2)]}.get(phase, x)
+    deck = [c for c in np.random.default_rng(seed).permutation(NUM_CARDS).tolist() if c not in table_cards]
+    discard, last_attempt = [], None
+    if level_index > 0:
+        card = deck.pop(0)  # from the bottom of the deck
+        discard.append(card)
+        last_x = (x - 1) % n
+        last_givers = [(last_x + k) % n for k in range(1, n)]
+        last_attempt = {
+            "level": game.levels[level_index - 1], "x": last_x, "target": CONCEPTS[2 * card].name,
+            "guess": CONCEPTS[2 * card].name, "passed": True,
+            "clues": {str(g): clue for g, clue in zip(last_givers, ("RS", "TN", "LR", "ST", "NL"))},
+        }
     return {
+        "game": "krz_grtn",
+        "config": game.config(),
         "num_players": n,
         "phase": phase,
         "current_player": current,
         "x": x,
         "level_index": level_index,
         "lives": lives,
-        "deck": [c for c in np.random.default_rng(seed).permutation(NUM_CARDS).tolist() if c not in table_cards],
-        "discard": [],
+        "deck": deck,
+        "discard": discard,
         "bag": counts_string(LETTER_COUNTS - used),
         "supplies": supplies,
         "blanks": [game.blanks_per_player - c.count("_") for c in clues],
@@ -60,7 +78,8 @@ def scenario(
         "after_draws": "",
         "outcome": 0,
         "end_reason": "",
-        "last_attempt": None,
+        "last_attempt": last_attempt,
+        "rng": None,
     }
 
 

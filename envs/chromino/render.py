@@ -29,6 +29,14 @@ class ChrominoRenderer:
     def rgb(self, state: ChrominoState) -> np.ndarray:
         return rgb(state)
 
+    def describe(self, state: ChrominoState, action: int, seat: int | None = None) -> str:
+        """Placements, draws and passes are public (the tile drawn is never named); the tile a player takes
+        to lay stays in the hand until the placement shows it, so another seat reads only that one was taken."""
+        words = state.action_to_string(action)
+        if seat is None or seat == state.current_player or self.game.actions.decode(int(action))[0] != "choose":
+            return words
+        return "take a tile to lay it"
+
 
 def _crop(state, margin: int = 1) -> tuple[slice, slice]:
     colours, _ = state.table.grid()

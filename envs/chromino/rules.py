@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.envs.chromino import saved
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, ActionLayout
-from tabletop.envs.chromino.table import Placement, Table
+from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PHASES, PLACE, ActionLayout
+from tabletop.envs.chromino.table import Placement, Table, start_placement
 from tabletop.envs.core import (
     IllegalActionError,
     Param,
@@ -23,19 +24,18 @@ from tabletop.envs.core import (
     win_loss_returns,
     winners_returns,
 )
+from tabletop.envs.core.validate import check_playable
 
 VARIANTS = ("standard", "junior", "expert", "solo")
 PLAYER_COUNTS = {variant: tuple(range(2, 9)) for variant in ("standard", "junior", "expert")} | {"solo": (1,)}
 DEFAULT_GRID_SIZE = 45
-PHASES = ("choose", "drawn", "place", "over")
-CHOOSE, DRAWN, PLACE, OVER = range(4)
 _NO_MOVES = np.empty((0, 5), dtype=np.int64)
 _NO_MOVES.flags.writeable = False
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table: 2-8, or 1 for the `solo` variant", choices=tuple(range(1, 9))),
-    Param("variant", "standard", "`standard`; `junior`: one matching contact suffices; `expert`: placements score "
-          "points; `solo`: one player empties the hand", choices=VARIANTS),
+    Param("variant", "standard", "`standard`; `junior`: a branching domino line, end-to-end contacts only; `expert`: "
+          "placements score points; `solo`: one player empties the hand", choices=VARIANTS),
     Param("grid_size", DEFAULT_GRID_SIZE, "cells per side of the bounded table (45 holds 99.6% of measured games)",
           check=int_in(5), allowed="an int >= 5"),
     Param("hand_size", 8, "tiles dealt to each player", check=int_in(1, T.NUM_TILES - 1),
@@ -73,18 +73,13 @@ class ChrominoGame:
         self.hand_size = hand_size
         self.out_bonus = self.params["out_bonus"]
         self.tile_penalty = self.params["tile_penalty"]
-        self.min_contacts = 1 if variant == "junior" else 2
+        self.junior = variant == "junior"
         self.actions = ActionLayout(self.grid_size)
         self.num_actions = self.actions.num_actions
 
     def config(self) -> dict[str, Any]:
         """The parameters, as written into every state's JSON."""
         return dict(self.params)
-
-    def start_placement(self, tile: int) -> Placement:
-        """The start chameleon lies horizontally with its centre on the middle cell."""
-        middle = self.grid_size // 2
-        return Placement(tile, 0, middle, middle)
 
     def new_initial_state(self, rng: np.random.Generator) -> "ChrominoState":
         start = T.NUM_NORMAL + int(rng.integers(T.NUM_COLOURS))
@@ -94,7 +89,7 @@ class ChrominoGame:
             hands.append(sorted(bag[-self.hand_size :]))
             del bag[-self.hand_size :]
         first = int(rng.integers(self.num_players))
-        return ChrominoState(self, hands, bag, [self.start_placement(start)], first)
+        return ChrominoState(self, hands, bag, [start_placement(self.grid_size, start)], first)
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "ChrominoState":
         return ChrominoState.from_json(self, data)
@@ -103,14 +98,13 @@ class ChrominoGame:
 class ChrominoState:
     """One position. Hands are sorted tile-id lists; the bag is drawn from its end."""
 
-    def __init__(self, game: ChrominoGame, hands: list[list[int]], bag: list[int], placements: list[Placement], first: int):
+    def __init__(self, game: ChrominoGame, hands: list[list[int]], bag: list[int], placements: list[Placement], first: int,
+                 table: Table | None = None):
         self.game = game
         self.hands = hands
         self.bag = bag
         self.placements = list(placements)
-        self.table = Table(game.grid_size)
-        for p in self.placements:
-            self.table = self.table.place(p)
+        self.table = Table.laid(game.grid_size, self.placements) if table is None else table
         self.first_player = first
         self.current = first
         self.phase = CHOOSE
@@ -144,9 +138,11 @@ class ChrominoState:
         return self._mask
 
     def apply(self, action: int) -> None:
+        who = "nobody (the game is over)" if self.phase == OVER else f"player {self.current}"
+        if not self.game.actions.is_action(action):
+            raise IllegalActionError(f"{action!r} is not an action for {who}; actions are ints in [0, {self.game.num_actions})")
         action = int(action)
-        if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
-            who = "nobody (the game is over)" if self.phase == OVER else f"player {self.current}"
+        if not self.legal_action_mask()[action]:
             raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {who}")
         kind, *args = self.game.actions.decode(action)
         if kind == "choose":
@@ -164,13 +160,13 @@ class ChrominoState:
     def scores(self) -> np.ndarray:
         if self.game.variant == "expert":
             return np.array(self.points, dtype=np.float64)
-        return -np.array([len(h) for h in self.hands], dtype=np.float64)
+        return np.array([-len(h) for h in self.hands], dtype=np.float64)  # an empty hand scores 0, not -0
 
     def returns(self) -> np.ndarray:
         if self.phase != OVER:
             return np.zeros(self.game.num_players)
         if self.game.variant == "solo":
-            return np.array([-float(len(self.hands[0]))])
+            return np.array([float(-len(self.hands[0]))])
         if self.game.variant == "expert":
             return win_loss_returns(self.scores())
         return winners_returns(self.winners())
@@ -191,7 +187,6 @@ class ChrominoState:
             "num_players": self.game.num_players,
             "variant": self.game.variant,
             "grid_size": self.game.grid_size,
-            "min_contacts": self.game.min_contacts,
             "current_player": self.current_player,
             "first_player": self.first_player,
             "phase": PHASES[self.phase],
@@ -217,10 +212,9 @@ class ChrominoState:
         return view
 
     def action_to_string(self, action: int) -> str:
-        try:
-            kind, *args = self.game.actions.decode(int(action))
-        except ValueError as err:
-            return str(err)
+        if not self.game.actions.is_action(action):
+            raise ValueError(f"{action!r} is not a Chromino action; actions are ints in [0, {self.game.num_actions})")
+        kind, *args = self.game.actions.decode(int(action))
         if kind == "choose":
             tile, orientation = args
             colours = T.ORIENTED_COLOURS[2 * tile + (orientation & 1)]
@@ -251,46 +245,18 @@ class ChrominoState:
         return new
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game.config(),
-            "first_player": self.first_player,
-            "current_player": self.current,
-            "phase": PHASES[self.phase],
-            "chosen": T.tile_name(self.chosen) if self.chosen >= 0 else None,
-            "orientation": self.orientation,
-            "drawn": T.tile_name(self.drawn) if self.drawn >= 0 else None,
-            "drew": self.drew,
-            "idle_turns": self.idle_turns,
-            "hands": [[T.tile_name(t) for t in h] for h in self.hands],
-            "bag": [T.tile_name(t) for t in self.bag],
-            "placements": [[T.tile_name(p.tile), p.orientation, p.row, p.col] for p in self.placements],
-            "finished": list(self.finished),
-            "points": list(self.points),
-        }
+        return saved.write(self)
 
     @classmethod
     def from_json(cls, game: ChrominoGame, data: dict[str, Any]) -> "ChrominoState":
-        """Rebuild a state; checks that the 80 tiles are all there, once each, and none overlap."""
-        if data.get("game", game.config()) != game.config():
-            raise ValueError(f"state is for {data['game']}, not for this game {game.config()}")
-        hands = [sorted(T.tile_id(n) for n in h) for h in data["hands"]]
-        bag = [T.tile_id(n) for n in data["bag"]]
-        placements = [Placement(T.tile_id(n), int(o), int(r), int(c)) for n, o, r, c in data["placements"]]
-        if len(hands) != game.num_players:
-            raise ValueError(f"{len(hands)} hands for {game.num_players} players")
-        every = sorted([t for h in hands for t in h] + bag + [p.tile for p in placements])
-        if every != list(range(T.NUM_TILES)):
-            raise ValueError("hands, bag and table must hold each of the 80 tiles exactly once")
-        state = cls(game, hands, bag, placements, int(data["first_player"]))
-        state.current = int(data["current_player"])
-        state.phase = PHASES.index(data["phase"])
-        state.chosen = T.tile_id(data["chosen"]) if data.get("chosen") else -1
-        state.orientation = int(data.get("orientation", -1))
-        state.drawn = T.tile_id(data["drawn"]) if data.get("drawn") else -1
-        state.drew = bool(data.get("drew", False))
-        state.idle_turns = int(data.get("idle_turns", 0))
-        state.finished = [bool(f) for f in data.get("finished", [False] * game.num_players)]
-        state.points = [int(p) for p in data.get("points", [0] * game.num_players)]
+        """Rebuild a saved state; `InvalidStateError` for anything the rules cannot reach (see `saved`)."""
+        position = saved.read(game, data)
+        state = cls(game, position.hands, position.bag, position.placements, position.first, position.table)
+        state.current, state.phase = position.current, position.phase
+        state.chosen, state.orientation, state.drawn = position.chosen, position.orientation, position.drawn
+        state.drew, state.idle_turns = position.drew, position.idle_turns
+        state.finished, state.points = position.finished, position.points
+        check_playable(state)
         return state
 
     # --- the turn ---------------------------------------------------------------------------------
@@ -304,11 +270,11 @@ class ChrominoState:
         elif self.phase == DRAWN:
             tiles = [self.drawn]
         elif self.phase == PLACE:
-            moves = self.table.search([self.chosen], self.game.min_contacts)
+            moves = self.table.search([self.chosen], self.game.junior)
             return _read_only(moves[moves[:, 1] == self.orientation])
         else:
             return _NO_MOVES
-        return _read_only(self.table.search(tiles, self.game.min_contacts))
+        return _read_only(self.table.search(tiles, self.game.junior))
 
     def _build_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)

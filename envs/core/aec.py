@@ -18,16 +18,17 @@ from tabletop.envs.core.errors import IllegalActionError
 from tabletop.envs.core.params import Param, Parameters
 from tabletop.envs.core.protocol import Game, Observer, Renderer, State
 
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 ADAPTER_PARAMETERS = Parameters(
     Param("reward", "win_loss", "`win_loss`: +1/-1/0 at the end; `score`: the change of each seat's score after "
           "every step (cooperative games: one shared team reward)", choices=("win_loss", "score")),
     Param("observation_mode", "private", "`private`: what the seat may know; `omniscient`: every hidden fact too",
           choices=("private", "omniscient")),
-    Param("render_mode", None, "what `render()` returns", choices=(None, *RENDER_MODES)),
+    Param("render_mode", None, "what `render()` does: `human` prints the text table, `ansi` returns it, "
+          "`rgb_array` returns the picture", choices=(None, *RENDER_MODES)),
     Param("illegal_action", "raise", "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
-          "offender", choices=("raise", "penalize")),
+          "offender (for every seat in a cooperative game)", choices=("raise", "penalize")),
 )
 
 
@@ -35,7 +36,9 @@ class TabletopEnv(AECEnv):
     """AEC adapter composing a game's rules, its observer and its renderer.
 
     `observation_mode="omniscient"` puts every hidden fact into each observation;
-    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising.
+    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising (for every
+    seat when the game's `shared_reward` is true: a cooperative team shares its penalty as it shares
+    its reward). Observation and state spaces are the Boxes of the layouts' declared value ranges.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
@@ -65,13 +68,13 @@ class TabletopEnv(AECEnv):
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (self.observer.layout.size,), np.float32),
+                "observation": spaces.Box(*self.observer.layout.bounds(), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(-np.inf, np.inf, (self.omniscient_observer.layout.size,), np.float32)
+        self.state_space = spaces.Box(*self.omniscient_observer.layout.bounds(), dtype=np.float32)
         self._rng = np.random.default_rng()
         self.game_state: State | None = None
 
@@ -129,6 +132,9 @@ class TabletopEnv(AECEnv):
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "human":  # PettingZoo's convention: show it, return nothing
+            print(self.renderer.ansi(self.game_state))
+            return None
         if self.render_mode == "ansi":
             return self.renderer.ansi(self.game_state)
         return self.renderer.rgb(self.game_state)
@@ -142,7 +148,8 @@ class TabletopEnv(AECEnv):
         return self.game_state.view(None if agent is None else self._seat[agent])
 
     def action_to_string(self, action: int) -> str:
-        return self.game_state.action_to_string(int(action))
+        """The action in the rulebook's words; a ValueError names the allowed range for a non-action."""
+        return self.game_state.action_to_string(action)
 
     def set_state(self, state: State) -> None:
         """Continue from `state` (a scenario from JSON, a searched position)."""
@@ -179,8 +186,11 @@ class TabletopEnv(AECEnv):
         )
 
     def _penalize(self, agent: str, action: Any) -> None:
-        self._set_rewards(np.zeros(self.game.num_players))
-        self.rewards[agent] = -1.0
+        if getattr(self.game, "shared_reward", False):
+            self._set_rewards(np.full(self.game.num_players, -1.0))
+        else:
+            self._set_rewards(np.zeros(self.game.num_players))
+            self.rewards[agent] = -1.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {"illegal_action": self._illegal_message(agent, action)}
         self._accumulate_rewards()

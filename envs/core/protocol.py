@@ -57,7 +57,11 @@ class State(Protocol):
 
 @runtime_checkable
 class Game(Protocol):
-    """A game under one configuration. Built as `GameClass(**params)`, validated by `parameters`."""
+    """A game under one configuration. Built as `GameClass(**params)`, validated by `parameters`.
+
+    Optional: a class attribute `shared_reward = True` marks a cooperative game (one team, one reward),
+    so the adapter's `illegal_action="penalize"` gives every seat the -1; absent, it is False.
+    """
 
     name: str
     parameters: ClassVar[Parameters]
@@ -99,3 +103,8 @@ class Renderer(Protocol):
 
     def rgb(self, state: State) -> np.ndarray:
         """The table as an H×W×3 uint8 picture (a spectator's view)."""
+
+    def describe(self, state: State, action: int, seat: int | None = None) -> str | None:
+        """`action`, about to be played in `state`, as `seat` may learn of it: for the mover, for `None` and for
+        a public move the rulebook's words (`state.action_to_string`, plus any public detail they leave out);
+        for a private move what an onlooker at the table sees; None when an onlooker sees nothing of it."""

@@ -29,22 +29,59 @@ def get(data: Any, key: str, kind: type | tuple[type, ...], field: str | None = 
         return default
     value = data[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
-    names = " or ".join(k.__name__ for k in kinds)
-    require(ok, field, f"must be {names}, got {type(value).__name__}")
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):  # messages built only on failure
+        names = " or ".join(k.__name__ for k in kinds)
+        raise InvalidStateError(field, f"must be {names}, got {type(value).__name__}")
     return value
 
 
 def integer(value: Any, field: str, low: int, high: int) -> int:
     """An int (not a bool) in [low, high]."""
-    require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an int, got {value!r}")
-    require(low <= value <= high, field, f"{value} is out of range [{low}, {high}]")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidStateError(field, f"must be an int, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidStateError(field, f"{value} is out of range [{low}, {high}]")
     return int(value)
 
 
 def seat(value: Any, field: str, num_players: int) -> int:
     """A seat index of this configuration."""
     return integer(value, field, 0, num_players - 1)
+
+
+def check_header(data: Any, name: str, config: dict[str, Any]) -> None:
+    """The state names this game and was saved with exactly this env's configuration.
+
+    Values compare with their JSON types (`true` is not `1`, `2.0` is not `2`; lists and tuples alike)."""
+    require(isinstance(data, dict), "state", f"must be a JSON object, got {type(data).__name__}")
+    saved = get(data, "game", str)
+    require(saved == name, "game", f"this env plays {name!r}, the state is of {saved!r}")
+    saved = get(data, "config", dict)
+    require(_same_json(saved, config), "config", f"the state was saved for {saved}, this env is {config}")
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def generator_state(state: Any, field: str = "rng", names: tuple[str, ...] = ("PCG64",)) -> dict[str, Any]:
+    """A numpy PCG64-family `bit_generator.state`, exactly as numpy writes it (games that shuffle later save one)."""
+    keys = {"bit_generator", "state", "has_uint32", "uinteger"}
+    require(isinstance(state, dict) and set(state) == keys, field, f"must have exactly the keys {sorted(keys)} (numpy's PCG64 state)")
+    name = get(state, "bit_generator", str, f"{field}.bit_generator")
+    require(name in names, f"{field}.bit_generator", f"must be one of {', '.join(names)}, got {name!r}")
+    inner = get(state, "state", dict, f"{field}.state")
+    require(set(inner) == {"state", "inc"}, f"{field}.state", "must have exactly the keys 'state' and 'inc'")
+    integer(get(inner, "state", int, f"{field}.state.state"), f"{field}.state.state", 0, 2**128 - 1)
+    inc = integer(get(inner, "inc", int, f"{field}.state.inc"), f"{field}.state.inc", 0, 2**128 - 1)
+    require(inc % 2 == 1, f"{field}.state.inc", f"{inc} is even; the generator's increment is always odd")
+    has_uint32 = integer(get(state, "has_uint32", int, f"{field}.has_uint32"), f"{field}.has_uint32", 0, 1)
+    uinteger = integer(get(state, "uinteger", int, f"{field}.uinteger"), f"{field}.uinteger", 0, 2**32 - 1)
+    return {"bit_generator": name, "state": dict(inner), "has_uint32": has_uint32, "uinteger": uinteger}
 
 
 def check_playable(state: Any) -> None:

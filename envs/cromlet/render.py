@@ -10,7 +10,7 @@ import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, GREY, PLAYER_COLORS, WHITE, Canvas
 from tabletop.envs.cromlet import board as B
-from tabletop.envs.cromlet.rules import CromletGame, CromletState
+from tabletop.envs.cromlet.rules import CromletGame, CromletState, decode_action
 
 
 def _circle_text(state, c: int) -> str:
@@ -39,6 +39,17 @@ class CromletRenderer:
 
     def rgb(self, state: CromletState) -> np.ndarray:
         return rgb(state)
+
+    def describe(self, state: CromletState, action: int, seat: int | None = None) -> str:
+        """Every Cromlet move is public: a card is played face up, and traded-in dead cards go face up on
+        the discard pile, so a trade-in also names them (the replacements drawn stay hidden)."""
+        words = state.action_to_string(action)
+        if decode_action(action)[0] != "trade":
+            return words
+        mover, after = state.current_player, state.clone()
+        after.apply(action)
+        traded = after.discards[mover][len(state.discards[mover]) :]
+        return f"{words}: {' '.join(B.card_name(c) for c in traded)} face up on the discard pile"
 
 
 def ansi(state: CromletState, seat: int | None = None) -> str:

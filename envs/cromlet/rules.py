@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
+from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet import saved
 
 PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * B.NUM_CIRCLES for i in range(4))
 TRADE_ONE = 4 * B.NUM_CIRCLES
@@ -27,6 +29,11 @@ DEFAULT_CLAIM_LIMITS = {2: 12, 3: 8, 4: 6, 5: 5, 6: 4}
 TEAM_LAYOUTS = {2: (4, 6), 3: (6,)}  # teams -> allowed player counts (seated alternately)
 _ARANGE = np.arange(B.NUM_CIRCLES)
 _NONE = B.NUM_CIRCLES  # "no circle" sentinel for per-cromlet minima
+
+
+def is_action(action: Any) -> bool:
+    """An int (numpy ints too, bools not) in [0, NUM_ACTIONS)."""
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS
 
 
 def decode_action(action: int) -> tuple[str, int]:
@@ -44,7 +51,7 @@ PARAMETERS = Parameters(
     Param("claim_limit", None, "cromlets a player (team) may claim; None: the rulebook's table by player count "
           "(24 / teams for team play)", check=lambda v: v is None or (is_int(v) and 1 <= v <= B.NUM_CROMLETS),
           allowed=f"None or an int in [1, {B.NUM_CROMLETS}]"),
-    Param("hand_size", 7, "cards in a full hand", check=int_in(1, B.NUM_CARDS // 6),
+    Param("hand_size", 7, "cards in a full hand", check=int_in(1, B.NUM_CARDS // 2),
           allowed=f"an int in [1, {B.NUM_CARDS} // num_players]"),
 )
 
@@ -116,6 +123,9 @@ class CromletState:
         self.open_count = np.array([len(v) for v in B.VALUES_BY_CROMLET], dtype=np.int64)
         self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)  # the lowest open circle of its cromlet
         self.is_lowest[B.CROMLET_START] = True
+        # what each move changed, in order: ("hand" | "discard", seat, card type), ("cover", circle),
+        # ("claim" | "close", cromlet); views kept up to date move by move (the observer's) read it
+        self.changes: list[tuple] = []
 
     # --- setup ------------------------------------------------------------------------------------
     @classmethod
@@ -153,7 +163,9 @@ class CromletState:
         return self._mask
 
     def apply(self, action: int) -> None:
-        if self._terminal or not 0 <= action < NUM_ACTIONS or not self.legal_action_mask()[action]:
+        if not is_action(action):
+            raise IllegalActionError(f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})")
+        if self._terminal or not self.legal_action_mask()[action]:
             raise IllegalActionError(f"player {self._current}: action {action} is not legal in this state")
         p = self._current
         kind, arg = decode_action(action)
@@ -165,6 +177,8 @@ class CromletState:
         self._check_end()
 
     def action_to_string(self, action: int) -> str:
+        if not is_action(action):
+            raise ValueError(f"{action!r} is not a Cromlet action; actions are ints in [0, {NUM_ACTIONS})")
         kind, arg = decode_action(action)
         if kind == "trade":
             return f"trade in {'one dead card' if arg == 1 else 'two dead cards'}"
@@ -184,6 +198,7 @@ class CromletState:
         other.deck = list(self.deck)
         other.discards = [list(d) for d in self.discards]
         other._mask = None
+        other.changes = []  # a copy is a new position: its views start from scratch
         return other
 
     # --- derived board facts --------------------------------------------------------------------------
@@ -212,7 +227,7 @@ class CromletState:
         claim_ok = self.can_claim(p)
         playable = (self.hands[p, : B.NUM_CIRCLES] > 0) & self.open_
         forced = playable & self.is_lowest
-        any_forced = forced.any()
+        any_forced = np.count_nonzero(forced) > 0  # count_nonzero: a quarter of .any()'s cost at this size
         cards = forced if any_forced else playable
         # the last open circle of a cromlet forces the claim, unless the player is at the claim limit
         keep_ok = ~(self.is_lowest & (self.open_count[B.CIRCLE_CROMLET] == 1)) if claim_ok else True
@@ -231,8 +246,10 @@ class CromletState:
 
     # --- transitions -------------------------------------------------------------------------------
     def _draw(self, player: int) -> None:
-        self.hands[player, self.deck.pop(0)] += 1
+        card = self.deck.pop(0)
+        self.hands[player, card] += 1
         self.hand_sizes[player] += 1
+        self.changes.append(("hand", player, card))
 
     def _refill(self, player: int) -> None:
         while self.deck and self.hand_sizes[player] < self.game.hand_size:
@@ -241,14 +258,17 @@ class CromletState:
     def _discard(self, p: int, card_type: int) -> None:
         self.discards[p].append(card_type)
         self.discard_counts[p, card_type] += 1
+        self.changes.append(("discard", p, card_type))
 
     def _play(self, p: int, circle: int, wild: bool, claim: bool) -> None:
         card_type = B.WILD if wild else circle
         self.hands[p, card_type] -= 1
         self.hand_sizes[p] -= 1
+        self.changes.append(("hand", p, card_type))
         self._discard(p, card_type)
         self.cover[circle] = p
         self.wild[circle] = wild
+        self.changes.append(("cover", circle))
         k = B.CIRCLE_CROMLET[circle]
         self.open_[circle] = False
         self.open_count[k] -= 1
@@ -258,6 +278,7 @@ class CromletState:
             self.claim_circle[k] = circle
             self.team_claims[team] += 1
             self.team_scores[team] += B.CIRCLE_VALUE[circle]
+            self.changes.append(("claim", k))
             self._close(k)
         elif self.open_count[k] == 0:
             self._close(k)  # last circle covered at the claim limit: closed, nobody scores
@@ -274,19 +295,21 @@ class CromletState:
         self.open_[B.CROMLET_SLICES[k]] = False
         self.is_lowest[B.CROMLET_SLICES[k]] = False
         self.open_count[k] = 0
+        self.changes.append(("close", k))
 
     def _trade(self, p: int, count: int) -> None:
         """Dead cards are useless whichever they are, so the lowest-numbered ones go first."""
         for card in self.dead_cards(p)[:count]:
             self.hands[p, card] -= 1
             self.hand_sizes[p] -= 1
+            self.changes.append(("hand", p, int(card)))
             self._discard(p, int(card))
         self._refill(p)
 
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
         self._mask = self._compute_mask() if not self._terminal else np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self.closed.all() or not self._mask.any():
+        if np.count_nonzero(self.closed) == B.NUM_CROMLETS or not np.count_nonzero(self._mask):
             self._terminal = True
             self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
@@ -342,53 +365,31 @@ class CromletState:
 
     @classmethod
     def from_json(cls, game: CromletGame, data: dict[str, Any]) -> "CromletState":
-        """Rebuild a state; `team_scores`/`team_claims` default to what the claims imply."""
+        """Rebuild a saved state; `InvalidStateError` for anything the rules cannot reach (see `saved`)."""
+        position = saved.read(game, data)
         state = cls(game)
-        n = game.num_players
-        for name, seat in data.get("covered", {}).items():
-            state.cover[B.card_type(name)] = _seat(seat, n)
-        for name in data.get("wild_covered", []):
-            state.wild[B.card_type(name)] = True
-        for letter, claim in data.get("claims", {}).items():
-            k = B.cromlet_index(letter)
-            circle = B.card_type(claim["circle"])
-            state.claimed_by[k] = _seat(claim["by"], n)
-            state.claim_circle[k] = circle
-            state.cover[circle] = state.claimed_by[k]
-        for letter in data.get("closed", []):
-            state.closed[B.cromlet_index(letter)] = True
-        state.closed[state.claimed_by >= 0] = True
-        hands = data.get("hands", [[] for _ in range(n)])
-        if len(hands) != n:
-            raise ValueError(f"'hands' must list {n} hands, got {len(hands)}")
-        for p, hand in enumerate(hands):
-            for name in hand:
-                state.hands[p, B.card_type(name)] += 1
+        state.dealer, state._current = position.dealer, position.current
+        state.cover, state.wild, state.closed = position.cover, position.wild, position.closed
+        state.claimed_by, state.claim_circle = position.claimed_by, position.claim_circle
+        for p, hand in enumerate(position.hands):
+            state.hands[p] = np.bincount(np.asarray(hand, dtype=np.int64), minlength=B.NUM_CIRCLES + 1)
             state.hand_sizes[p] = len(hand)
-        state.deck = [B.card_type(c) for c in data.get("deck", [])]
-        for p, pile in enumerate(data.get("discards", [[] for _ in range(n)])):
-            for name in pile:
-                state._discard(p, B.card_type(name))
-        if "team_scores" in data:
-            state.team_scores[:] = data["team_scores"]
-            state.team_claims[:] = data["team_claims"]
-        else:
-            for k in np.flatnonzero(state.claimed_by >= 0):
-                team = game.team_of[state.claimed_by[k]]
-                state.team_claims[team] += 1
-                state.team_scores[team] += B.CIRCLE_VALUE[state.claim_circle[k]]
-        state.dealer = int(data.get("dealer", 0))
-        state._current = _seat(data.get("current_player", 0), n)
+        state.deck = position.deck
+        state.discards = position.discards
+        for p, pile in enumerate(position.discards):
+            state.discard_counts[p] = np.bincount(np.asarray(pile, dtype=np.int64), minlength=B.NUM_CIRCLES + 1)
+        state.team_scores[:], state.team_claims[:] = position.team_scores, position.team_claims
         state._rebuild_board_facts()
-        state._check_end()
+        state._terminal = position.terminal
+        if state._terminal:  # the game ends once every cromlet is closed or the player to move cannot play
+            state._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            require(state.closed.all() or not state._compute_mask().any(), "terminal",
+                    "is true, but a cromlet is open and the player to move can play")
+        else:
+            check_playable(state)
+            require(not state.closed.all(), "terminal", "is false, but every cromlet is closed, which ends the game")
         return state
 
 
 def _cards_of(counts: np.ndarray) -> list[int]:
     return [int(c) for c in np.flatnonzero(counts[: B.NUM_CIRCLES])] + [B.WILD] * int(counts[B.WILD])
-
-
-def _seat(value: Any, n: int) -> int:
-    if not isinstance(value, int) or not 0 <= value < n:
-        raise ValueError(f"seat {value!r} is not a seat number in [0, {n})")
-    return value

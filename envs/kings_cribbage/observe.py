@@ -1,7 +1,11 @@
 """Kings Cribbage observations: the seat's private view (omniscient: every rack and bag too) as a float32 vector.
 
 Seat-indexed blocks list the observer first, then the players after it in turn order. The board planes
-show committed tiles and the tiles of the move being built (marked in `pending`).
+show committed tiles and the tiles of the move being built (marked in `pending`). With
+`action_mode="moves"` nothing is ever built or chosen piece by piece, so `pending` and the exchange choices
+are left out, and the mover's offered moves and exchanges come instead, one row each.
+
+`encode` runs at every step, so it writes by flat index into the vector instead of through named blocks.
 """
 
 from __future__ import annotations
@@ -9,40 +13,66 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core import Layout
-from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState
-from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, NUM_RANKS, NUM_TILES, RACK_SIZE
+from tabletop.envs.kings_cribbage.move_features import NUM_FEATURES, encode_exchanges, encode_moves
+from tabletop.envs.kings_cribbage.movegen import FIRST_MOVE_BONUS, FULL_RACK_BONUS, ONE_COLOUR_BONUS
+from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame, KingsCribbageState
+from tabletop.envs.kings_cribbage.scoring import HAND_TABLE
+from tabletop.envs.kings_cribbage.tiles import (
+    FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, NUM_RANKS, NUM_TILES, RACK_SIZE, TILES_PER_KIND, face_value,
+)
 
 PHASES = ("first move", "place", "exchange")
+_QUARTER = 1 / TILES_PER_KIND  # one tile of a kind
+
+
+def score_range(game: KingsCribbageGame) -> tuple[int, int]:
+    """Bounds the rules guarantee. A move of k tiles scores at most k + 1 hands (its line and one across
+    each tile, two for a single tile), each at most the best hand plus the one-colour bonus, plus the
+    full-rack bonus when k = 5 and the opening bonus once; a seat lays at most its bag's tiles (and no
+    more than the board holds). The leftover deduction takes at most a full rack of tens."""
+    tiles = min(NUM_TILES // len(set(game.bag_of)), game.cells)
+    best_hand = int(HAND_TABLE.max()) + ONE_COLOUR_BONUS
+    most = 2 * tiles * best_hand + (tiles // RACK_SIZE) * FULL_RACK_BONUS + FIRST_MOVE_BONUS
+    return -RACK_SIZE * face_value(NUM_RANKS), most
 
 
 def private_layout(game: KingsCribbageGame) -> Layout:
     n, s = game.num_players, game.board_size
-    return Layout.of(
+    low, high = score_range(game)
+    blocks = [
         ("board_rank", (NUM_RANKS, s, s), "1 at [v-1, row, col] where a tile showing value v lies (A=1 .. K=13)"),
         ("board_colour", (2, s, s), "1 at [0, row, col] for a light tile, [1, row, col] for a dark one"),
         ("pending", (s, s), "1 where a tile of the move being built lies (not yet committed)"),
         ("rack", NUM_KINDS, "own tiles still in hand, by kind (colour * 13 + rank - 1), count / 4"),
         ("exchange_chosen", NUM_KINDS, "own tiles chosen for the exchange so far, by kind, count / 4"),
-        ("scores", n, "each seat's score / 100"),
+        ("scores", n, "each seat's score / 100", (low / 100, high / 100)),
         ("rack_sizes", n, "tiles on each seat's rack / 5"),
         ("bag_sizes", n, "tiles left in the bag each seat draws from / 104"),
         ("to_move", n, "1 for the seat to move"),
         ("phase", len(PHASES), "mover only (zeros for the others): first move of the game, placing, exchanging (no move)"),
         ("passes", 1, "consecutive turns without a move / (stall_rounds * players)"),
-    )
+    ]
+    if game.moves_mode:
+        blocks = [block for block in blocks if block[0] not in ("pending", "exchange_chosen")]
+        blocks += [
+            ("moves", (game.max_moves, NUM_FEATURES), "mover only: one row per offered move, in slot order "
+             "(columns: docs/kings_cribbage.md); zeros past the last"),
+            ("exchanges", (EXCHANGE_CHOICES, NUM_KINDS), "mover only: per exchange action allowed now, the tiles it "
+             "returns to the bag, by kind, count / 4"),
+        ]
+    return Layout.of(*blocks)
 
 
 def omniscient_layout(game: KingsCribbageGame) -> Layout:
     n = game.num_players
-    return private_layout(game) + Layout.of(
+    blocks = [
         ("all_racks", (n, NUM_KINDS), "every seat's rack by kind, count / 4 (pending tiles included)"),
         ("all_exchange_chosen", NUM_KINDS, "the mover's tiles chosen for the exchange, count / 4"),
         ("bag_contents", (n, NUM_KINDS), "the bag each seat draws from, by kind, count / 4 (order not encoded)"),
-    )
-
-
-def _kind_counts(kinds) -> np.ndarray:
-    return np.bincount(np.asarray(kinds, dtype=np.int64), minlength=NUM_KINDS).astype(np.float32) / 4.0
+    ]
+    if game.moves_mode:
+        blocks = [block for block in blocks if block[0] != "all_exchange_chosen"]
+    return private_layout(game) + Layout.of(*blocks)
 
 
 class KingsCribbageObserver:
@@ -52,53 +82,65 @@ class KingsCribbageObserver:
         self.game = game
         self.omniscient = omniscient
         self.layout = omniscient_layout(game) if omniscient else private_layout(game)
+        at = self._at = {segment.name: self.layout.slice(segment.name).start for segment in self.layout.segments}
+        n, cells = game.num_players, game.cells
+        self._rank_at = at["board_rank"] + (np.arange(NUM_RANKS + 1) - 1) * cells  # by value shown
+        self._colour_at = at["board_colour"] + np.arange(2) * cells
+        # scores, rack sizes and bag sizes lie side by side: one division by their scales (in float32, as before)
+        assert at["rack_sizes"] == at["scores"] + n and at["bag_sizes"] == at["rack_sizes"] + n
+        self._counts = slice(at["scores"], at["scores"] + 3 * n)
+        self._scales = np.repeat(np.array([100.0, RACK_SIZE, NUM_TILES], dtype=np.float32), n)
 
     def encode(self, state: KingsCribbageState, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        g, layout = self.game, self.layout
+        g, at = self.game, self._at
         n, cells = g.num_players, g.cells
-        obs = layout.zeros() if out is None else out
+        obs = self.layout.zeros() if out is None else out
         if out is not None:
-            obs.fill(0)  # the blocks below write only the ones
-        order = (player + np.arange(n)) % n
-        board = layout.block(obs, "board_rank").reshape(NUM_RANKS, cells)
-        colour = layout.block(obs, "board_colour").reshape(2, cells)
-        flat_values = state.values.reshape(-1)
-        occupied = np.flatnonzero(flat_values)
-        board[flat_values[occupied].astype(np.int64) - 1, occupied] = 1
-        colour[state.colours.reshape(-1)[occupied].astype(np.int64), occupied] = 1
-        pending = np.asarray(state.pending, dtype=np.int64)
-        placed_kinds = []
-        if len(pending):
-            faces, pcells = np.divmod(pending, cells)
-            board[FACE_VALUE[faces] - 1, pcells] = 1
-            colour[FACE_COLOUR[faces], pcells] = 1
-            layout.block(obs, "pending").reshape(-1)[pcells] = 1
-            placed_kinds = FACE_KIND[faces]
-        rack = _kind_counts(state.racks[player])
+            obs.fill(0)  # what follows writes only the nonzero entries
+        order = [(player + i) % n for i in range(n)]
+        flat = state.values.reshape(-1)
+        occupied = flat.nonzero()[0]
+        obs[self._rank_at.take(flat.take(occupied)) + occupied] = 1
+        obs[self._colour_at.take(state.colours.reshape(-1).take(occupied)) + occupied] = 1
         mover = state.current_player
-        if player == mover and len(placed_kinds):
-            rack -= _kind_counts(placed_kinds)
-        layout.block(obs, "rack")[:] = rack
-        if player == mover and state.marked:
-            layout.block(obs, "exchange_chosen")[:] = _kind_counts(state.marked)
-        layout.block(obs, "scores")[:] = np.asarray(state.score, dtype=np.float32)[order] / 100.0
-        sizes = np.array([len(r) for r in state.racks], dtype=np.float32)
-        layout.block(obs, "rack_sizes")[:] = sizes[order] / RACK_SIZE
-        bags = np.array([len(state.bags[g.bag_of[s]]) for s in range(n)], dtype=np.float32)
-        layout.block(obs, "bag_sizes")[:] = bags[order] / NUM_TILES
+        rack = at["rack"]
+        for kind in state.racks[player]:
+            obs[rack + kind] += _QUARTER
+        for action in state.pending:  # tiles mode: the move being built
+            face, cell = divmod(action, cells)
+            obs[at["board_rank"] + (FACE_VALUE[face] - 1) * cells + cell] = 1
+            obs[at["board_colour"] + FACE_COLOUR[face] * cells + cell] = 1
+            obs[at["pending"] + cell] = 1
+            if player == mover:
+                obs[rack + FACE_KIND[face]] -= _QUARTER
+        if player == mover:
+            for kind in state.marked:
+                obs[at["exchange_chosen"] + kind] += _QUARTER
+        counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
+        counts += [len(state.bags[g.bag_of[s]]) for s in order]
+        obs[self._counts] = np.array(counts, dtype=np.float32) / self._scales
         if mover >= 0:
-            layout.block(obs, "to_move")[(mover - player) % n] = 1
+            obs[at["to_move"] + (mover - player) % n] = 1
         if mover >= 0 and (player == mover or self.omniscient):
             can_move = len(state.moves) > 0
-            phase = 0 if can_move and not len(occupied) else (1 if can_move else 2)
-            layout.block(obs, "phase")[phase] = 1
-        layout.block(obs, "passes")[0] = state.passes / (g.stall_rounds * n)
+            obs[at["phase"] + (0 if can_move and not len(occupied) else (1 if can_move else 2))] = 1
+            if g.moves_mode:
+                self._encode_options(state, obs)
+        obs[at["passes"]] = state.passes / (g.stall_rounds * n)
         if self.omniscient:
-            all_racks = layout.block(obs, "all_racks")
             for i, seat in enumerate(order):
-                all_racks[i] = _kind_counts(state.racks[seat])
-            layout.block(obs, "all_exchange_chosen")[:] = _kind_counts(state.marked)
-            bag_block = layout.block(obs, "bag_contents")
-            for i, seat in enumerate(order):
-                bag_block[i] = _kind_counts(state.bags[g.bag_of[seat]])
+                for kind in state.racks[seat]:
+                    obs[at["all_racks"] + i * NUM_KINDS + kind] += _QUARTER
+                start = at["bag_contents"] + i * NUM_KINDS
+                obs[start : start + NUM_KINDS] = np.bincount(state.bags[g.bag_of[seat]], minlength=NUM_KINDS) * _QUARTER
+            for kind in state.marked:
+                obs[at["all_exchange_chosen"] + kind] += _QUARTER
         return obs
+
+    def _encode_options(self, state: KingsCribbageState, obs: np.ndarray) -> None:
+        """Moves mode: the mover's offered moves, or (with none) the exchanges allowed."""
+        layout, rack = self.layout, state.racks[state.current]
+        if len(state.offered):
+            encode_moves(state.values, state.offered, rack, layout.block(obs, "moves"))
+        else:
+            encode_exchanges(rack, state.exchange_choices(), layout.block(obs, "exchanges"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations, product
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,13 +46,14 @@ def _pattern_orderings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _ORDER_ROWS, _ORDER_START, _ORDER_COUNT = _pattern_orderings()
 _CHOICES = {n: np.array(list(product(range(3), repeat=n)), dtype=np.int64) for n in range(MAX_HAND + 1)}
 _KEY_OF = np.append(FACE_KEY, 0)  # indexed by face, -1 (padding) last
-_LIGHT_OF = np.append(FACE_COLOUR == 0, False)
+_COLOURS_OF = np.append(np.where(FACE_COLOUR == 0, 1, MAX_HAND + 1), 0)  # a light tile counts 1, a dark one 6
+_COUNTS = np.arange((MAX_HAND + 1) ** 2)  # light + 6 * dark tiles
+_STATE_OF = np.where(_COUNTS // (MAX_HAND + 1) == 0, 0, np.where(_COUNTS % (MAX_HAND + 1) == 0, 1, MIXED))
 FACE_BIT = np.int64(1) << np.arange(NUM_FACES, dtype=np.int64)
 _BIT_OF = np.append(FACE_BIT, 0)
 
 
-@dataclass(frozen=True)
-class RackCombos:
+class RackCombos(NamedTuple):
     """Combo c: `size[c]` faces, hand `key[c]`, colour state `state[c]`, the set of its faces as bits of
     `face_bits[c]`, orderings `orderings[start[c]:][:count[c]]` (rows of faces padded with -1); combos of
     size k are `combos_of[k]:combos_of[k + 1]`."""
@@ -70,17 +72,18 @@ class RackCombos:
 def rack_combos(rack: tuple[int, ...]) -> RackCombos:
     """The combos of a rack of kinds (sorted tuple). Racks whose tiles offer the same choices among their
     sorted distinct faces share one template of face indices; only the relabelling is per rack."""
-    faces = tuple(sorted({f for kind in rack for f in FACES_OF_KIND[kind]}))
-    template = _template(tuple(tuple(faces.index(f) for f in FACES_OF_KIND[kind]) for kind in rack))
+    options = [FACES_OF_KIND[kind] for kind in rack]
+    faces = tuple(sorted(set().union(*options)))
+    index = {face: i for i, face in enumerate(faces)}
+    template = _template(tuple(tuple(index[face] for face in faces_of) for faces_of in options))
     label = np.array(faces + (-1,), dtype=np.int64)
     combo = label[template.faces]
-    light = _LIGHT_OF[combo].sum(1)
     return RackCombos(
         faces=faces,
         size=template.size,
-        key=_KEY_OF[combo].sum(1),
-        state=np.where(light == template.size, 0, np.where(light == 0, 1, MIXED)),
-        face_bits=np.bitwise_or.reduce(_BIT_OF[combo], axis=1),
+        key=np.add.reduce(_KEY_OF[combo], 1),
+        state=_STATE_OF[np.add.reduce(_COLOURS_OF[combo], 1)],
+        face_bits=np.bitwise_or.reduce(_BIT_OF[combo], 1),
         start=template.start,
         count=template.count,
         orderings=label[template.orderings],

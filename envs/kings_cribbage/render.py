@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, FELT, PLAYER_COLORS, WHITE, Canvas
-from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState, exchange_words
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_VALUE,
@@ -67,6 +67,19 @@ class KingsCribbageRenderer:
             lines.append(f"{marker}player_{s}: score {state.score[s]:>4}  rack {shown}")
         lines.append(f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else ""))
         return "\n".join(lines)
+
+    def describe(self, state: KingsCribbageState, action: int, seat: int | None = None) -> str:
+        """Tiles laid on the board, commits and passes are public (a pass says how many tiles go back to
+        the bag); which tiles a player sets aside for the exchange stays behind the rack."""
+        words = state.action_to_string(action)
+        g, action = self.game, int(action)
+        if seat is None or seat == state.current_player:
+            return words
+        if g.moves_mode and action >= g.exchange_base:
+            return exchange_words((action - g.exchange_base).bit_count())
+        if not g.moves_mode and g.mark_base <= action < g.exchange_action:
+            return "choose a tile for the exchange"
+        return words
 
     def rgb(self, state: KingsCribbageState) -> np.ndarray:
         """The board (pending tiles framed in orange) and each seat's score; the mover's swatch is framed."""

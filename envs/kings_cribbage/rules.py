@@ -1,12 +1,17 @@
 """Kings Cribbage: Scrabble's move structure with cribbage's scoring.
 
-Action layout (C = board_size**2 cells, N = 30 * C + 28; 5098 on the default 13x13 board):
+Action layout, `action_mode="tiles"` (C = board_size**2 cells, N = 30 * C + 28; 5098 on the default 13x13 board):
     [0, 30*C)          place face f at cell c: action f * C + c (faces: tiles.FACE_KIND / FACE_VALUE)
     30*C               commit the placed tiles (legal only when they form a complete legal move)
     30*C + 1 + k       choose a tile of kind k (colour * 13 + rank - 1) for the exchange
     30*C + 27          pass, exchanging the chosen tiles (0-5) with the bag
 A move's tiles are placed in increasing cell order (row by row), so one move has one action sequence.
 Pass and exchange exist only when the player has no legal move; the chosen kinds are non-decreasing.
+
+Action layout, `action_mode="moves"` (K = max_moves, N = K + 32):
+    [0, K)             play offered move i (offer.py: which moves, in which order)
+    K + b              pass, exchanging the rack tiles at the positions whose bits are set in b (the rack is
+                       sorted; of equal tiles the first ones, so one action per choice; b = 0 passes)
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, win_loss_returns
-from tabletop.envs.kings_cribbage import movegen
+from tabletop.envs.core import IllegalActionError, InvalidStateError, Param, ParameterError, Parameters, int_in, win_loss_returns
+from tabletop.envs.core.validate import check_playable, require
+from tabletop.envs.kings_cribbage import movegen, saved
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
+from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
@@ -37,6 +44,9 @@ from tabletop.envs.kings_cribbage.tiles import (
 VARIANTS = ("standard", "solitaire")
 PLAYER_COUNTS = (2, 3, 4)
 MIN_BOARD, MAX_BOARD = 5, 26
+ACTION_MODES = ("tiles", "moves")
+DEFAULT_MAX_MOVES, MOST_MOVES = 64, 1024
+EXCHANGE_CHOICES = 1 << RACK_SIZE  # moves mode: one exchange action per subset of the rack's positions
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
@@ -46,7 +56,17 @@ PARAMETERS = Parameters(
           "seat 1 dark ones)", choices=VARIANTS),
     Param("stall_rounds", 3, "full rounds without any move that end the game (the guard against endless "
           "exchanging)", check=int_in(1), allowed="an int >= 1"),
+    Param("action_mode", "tiles", "`tiles`: a move is laid tile by tile, then committed; `moves`: one action "
+          "plays a whole move, one of at most `max_moves` offered, or passes with one of 32 exchanges",
+          choices=ACTION_MODES),
+    Param("max_moves", DEFAULT_MAX_MOVES, "`action_mode='moves'` only: the most moves a turn offers",
+          check=int_in(1, MOST_MOVES), allowed=f"an int in [1, {MOST_MOVES}]"),
 )
+
+
+def _is_index(action: Any) -> bool:
+    """An int, numpy's included; a bool or a float is not an action."""
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
 
 class KingsCribbageGame:
@@ -63,21 +83,37 @@ class KingsCribbageGame:
                 f"{self.name}: variant='solitaire' is dark against light and needs num_players=2; got "
                 f"num_players={num_players} (allowed with 3 or 4 players: variant='standard')"
             )
+        self.action_mode, self.max_moves = self.params["action_mode"], self.params["max_moves"]
+        if self.action_mode == "tiles" and self.max_moves != DEFAULT_MAX_MOVES:
+            raise ParameterError(
+                f"{self.name}: max_moves={self.max_moves} sets how many moves action_mode='moves' offers; with "
+                f"action_mode='tiles' it is not allowed (allowed: the default {DEFAULT_MAX_MOVES})"
+            )
         self.num_players = num_players
         self.board_size = self.params["board_size"]
         self.variant = variant
         self.stall_rounds = self.params["stall_rounds"]
         self.cells = self.board_size * self.board_size
-        self.commit_action = NUM_FACES * self.cells
-        self.mark_base = self.commit_action + 1
-        self.exchange_action = self.mark_base + NUM_KINDS
-        self.num_actions = self.exchange_action + 1
+        self.moves_mode = self.action_mode == "moves"
+        if self.moves_mode:
+            self.exchange_base = self.max_moves
+            self.num_actions = self.max_moves + EXCHANGE_CHOICES
+        else:
+            self.commit_action = NUM_FACES * self.cells
+            self.mark_base = self.commit_action + 1
+            self.exchange_action = self.mark_base + NUM_KINDS
+            self.num_actions = self.exchange_action + 1
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
 
     def config(self) -> dict[str, Any]:
-        """The configuration as saved states record it (every parameter, in declaration order)."""
-        return dict(self.params)
+        """The configuration as saved states record it: every parameter, in declaration order, except that tiles
+        mode (the default, and the only mode before there were two) leaves `action_mode` and `max_moves` out, so
+        its saved states are what they were."""
+        config = dict(self.params)
+        if not self.moves_mode:
+            del config["action_mode"], config["max_moves"]
+        return config
 
     def new_initial_state(self, rng: np.random.Generator) -> "KingsCribbageState":
         own_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
@@ -119,7 +155,8 @@ class KingsCribbageState:
         self.pending: list[int] = []  # place actions of the move being built
         self.marked: list[int] = []  # kinds chosen for the exchange
         self.moves: MoveSet | None = None
-        self.alive = np.zeros(0, dtype=np.int64)  # moves still consistent with `pending`
+        self.alive = movegen.EMPTY_MOVES  # tiles mode: the moves that extend `pending`
+        self.offered = movegen.EMPTY_MOVES  # moves mode: the moves this turn offers, in slot order
         self._mask: np.ndarray | None = None
 
     # --- protocol ---------------------------------------------------------------------------------
@@ -144,49 +181,62 @@ class KingsCribbageState:
         return self._mask
 
     def apply(self, action: int) -> None:
+        if not _is_index(action):
+            raise IllegalActionError(f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})")
         action = int(action)
         if not 0 <= action < self.game.num_actions or not self.legal_action_mask()[action]:
             raise IllegalActionError(f"action {action} ({self._describe(action)}) is illegal here")
         g = self.game
         self._mask = None
-        if action < g.commit_action:
-            depth = len(self.pending)
-            self.alive = self.alive[self.moves.actions[self.alive, depth] == action]
+        if g.moves_mode:
+            if action < g.exchange_base:
+                offered = self.offered
+                self._lay(offered.actions[action, : offered.lengths[action]].tolist(), int(offered.points[action]))
+            else:
+                self._exchange(self._exchange_kinds(action - g.exchange_base))
+        elif action < g.commit_action:
+            alive = self.alive
+            keep = alive.actions[:, len(self.pending)] == action
+            self.alive = MoveSet(alive.actions[keep], alive.lengths[keep], alive.points[keep])
             self.pending.append(action)
         elif action == g.commit_action:
             self._commit()
         elif action < g.exchange_action:
             self.marked.append(action - g.mark_base)
         else:
-            self._exchange()
+            self._exchange(self.marked)
 
     # --- turns ------------------------------------------------------------------------------------
     def begin_turn(self) -> None:
         """Enumerate the mover's legal moves; end the game if the bag is empty and nobody can move."""
         self.pending, self.marked, self._mask = [], [], None
-        self.moves = self.moves_for(self.current)
-        self.alive = np.arange(len(self.moves))
+        self.moves = self.alive = self.moves_for(self.current)
+        if self.game.moves_mode:
+            self.offered = offered_moves(self.moves, self.racks[self.current], self.game.board_size, self.game.max_moves)
         if not len(self.moves) and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
     def moves_for(self, seat: int) -> MoveSet:
-        return generate_moves(self.values, self.colours, self.racks[seat])
+        return generate_moves(self.values, self.colours, self.racks[seat], ordered=False)
 
     def _nobody_can_move(self) -> bool:
         return all(not len(self.moves_for(s)) for s in range(self.game.num_players) if s != self.current)
 
     def _commit(self) -> None:
-        index = int(self.alive[self.moves.lengths[self.alive] == len(self.pending)][0])
+        self._lay(self.pending, self.pending_points())
+
+    def _lay(self, actions: list[int], points: int) -> None:
+        """Put a legal move's tiles on the board (place actions), score it, refill; the game may end."""
         cells = self.game.cells
         rack = self.racks[self.current]
-        for action in self.pending:
+        for action in actions:
             face, cell = divmod(action, cells)
             row, col = divmod(cell, self.game.board_size)
             self.values[row, col] = FACE_VALUE[face]
             self.colours[row, col] = FACE_COLOUR[face]
             self.printed[row, col] = kind_rank(int(FACE_KIND[face]))
             rack.remove(int(FACE_KIND[face]))
-        self.score[self.current] += int(self.moves.points[index])
+        self.score[self.current] += points
         self.draw(self.current, RACK_SIZE - len(rack))
         self.passes = 0
         if not rack:
@@ -194,17 +244,18 @@ class KingsCribbageState:
         else:
             self._next_turn()
 
-    def _exchange(self) -> None:
+    def _exchange(self, kinds: list[int]) -> None:
+        """Pass, exchanging these tiles (kinds in non-decreasing order; none: a plain pass)."""
         seat = self.current
         bag = self.bags[self.game.bag_of[seat]]
         rack = self.racks[seat]
-        if self.marked:
-            drawn = [bag.pop() for _ in self.marked]
-            for kind in self.marked:
+        if kinds:
+            drawn = [bag.pop() for _ in kinds]
+            for kind in kinds:
                 rack.remove(kind)
             rack.extend(drawn)
             rack.sort()
-            bag.extend(self.marked)
+            bag.extend(kinds)
             self.rng.shuffle(bag)
         self.passes += 1
         if self.passes >= self.game.stall_rounds * self.game.num_players:
@@ -223,8 +274,7 @@ class KingsCribbageState:
             self.score[seat] -= self.deductions[seat]
         self.terminal = True
         self.pending, self.marked = [], []
-        self.moves = movegen.EMPTY_MOVES
-        self.alive = np.zeros(0, dtype=np.int64)
+        self.moves = self.offered = self.alive = movegen.EMPTY_MOVES
         self._mask = None
 
     def draw(self, seat: int, count: int) -> None:
@@ -237,15 +287,20 @@ class KingsCribbageState:
     # --- masks ------------------------------------------------------------------------------------
     def _compute_mask(self) -> np.ndarray:
         g = self.game
-        mask = np.zeros(g.num_actions, dtype=np.int8)
+        mask = np.zeros(g.num_actions + 1, dtype=np.int8)[:-1]  # one spare entry, for the padding action -1
         if self.terminal:
+            return mask
+        if g.moves_mode:
+            if len(self.offered):
+                mask[: len(self.offered)] = 1
+            else:
+                mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
         if len(self.moves):
             depth = len(self.pending)
             if depth < movegen.MAX_HAND:
-                nxt = self.moves.actions[self.alive, depth]
-                mask[nxt[nxt >= 0]] = 1
-            if depth and (self.moves.lengths[self.alive] == depth).any():
+                mask.base[self.alive.actions[:, depth]] = 1  # the padding -1 lands on the spare entry
+            if depth and (self.alive.lengths == depth).any():
                 mask[g.commit_action] = 1
             return mask
         mask[g.exchange_action] = 1
@@ -258,25 +313,43 @@ class KingsCribbageState:
                     mask[g.mark_base + kind] = 1
         return mask
 
+    # --- exchanges at move level ------------------------------------------------------------------
+    def exchange_choices(self) -> list[int]:
+        """Moves mode, no move: the exchanges allowed, as bit sets over the positions of the sorted rack. At most
+        as many tiles as the bag holds, and of equal tiles always the first ones (one action per choice of kinds)."""
+        rack = self.racks[self.current]
+        limit = min(len(rack), len(self.bags[self.game.bag_of[self.current]]))
+        return [
+            choice for choice in range(1 << len(rack))
+            if choice.bit_count() <= limit
+            and not any(choice >> i & 1 and not choice >> (i - 1) & 1 for i in range(1, len(rack)) if rack[i] == rack[i - 1])
+        ]
+
+    def _exchange_kinds(self, choice: int) -> list[int]:
+        rack = self.racks[self.current]
+        return [kind for i, kind in enumerate(rack) if choice >> i & 1]
+
     # --- what the current partial move is worth ----------------------------------------------------
     def pending_points(self) -> int | None:
         """Points the pending tiles would score if committed now, or None if they are not a legal move."""
         if self.moves is None or not self.pending:
             return None
-        done = self.alive[self.moves.lengths[self.alive] == len(self.pending)]
-        return int(self.moves.points[done[0]]) if len(done) else None
+        done = self.alive.points[self.alive.lengths == len(self.pending)]
+        return int(done[0]) if len(done) else None
 
     # --- words ------------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
+        if not _is_index(action) or not 0 <= action < self.game.num_actions:
+            raise ValueError(f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})")
         action = int(action)
-        if not 0 <= action < self.game.num_actions:
-            raise ValueError(f"action {action} is out of range [0, {self.game.num_actions})")
         return self._describe(action)
 
     def _describe(self, action: int) -> str:
         g = self.game
         if not 0 <= action < g.num_actions:
             return "out of range"
+        if g.moves_mode:
+            return self._describe_move_level(action)
         if action < g.commit_action:
             face, cell = divmod(action, g.cells)
             return f"place {face_name(face)} at {cell_name(cell, g.board_size)}"
@@ -285,10 +358,22 @@ class KingsCribbageState:
             return "commit" if points is None else f"commit: {points} points"
         if action < g.exchange_action:
             return f"choose {kind_name(action - g.mark_base)} for the exchange"
-        count = len(self.marked)
-        if count == 0:
+        return exchange_words(len(self.marked))
+
+    def _describe_move_level(self, action: int) -> str:
+        g, offered = self.game, self.offered
+        if action < g.exchange_base:
+            if action >= len(offered):
+                return f"offered move {action} (this turn offers {len(offered)})"
+            tiles = [divmod(int(a), g.cells) for a in offered.actions[action, : offered.lengths[action]]]
+            laid = ", ".join(f"{face_name(face)} at {cell_name(cell, g.board_size)}" for face, cell in tiles)
+            return f"play {laid}: {int(offered.points[action])} points"
+        choice, rack = action - g.exchange_base, self.racks[self.current]
+        if choice >> len(rack):
+            return f"exchange choice {choice} (bits over rack positions; the rack holds {len(rack)} tiles)"
+        if not choice:
             return "pass without exchanging"
-        return f"pass and exchange {count} tile{'s' if count > 1 else ''}"
+        return "pass and exchange " + ", ".join(kind_name(kind) for kind in self._exchange_kinds(choice))
 
     # --- views, copies, JSON -------------------------------------------------------------------------
     def view(self, player: int | None) -> dict[str, Any]:
@@ -296,7 +381,8 @@ class KingsCribbageState:
 
         `values` / `colours` hold committed tiles only; `pending` lists the place actions of the move
         being built (its tiles are still counted in the mover's `rack`). `can_move` (whether any legal move
-        exists this turn) is given to the mover only."""
+        exists this turn) is given to the mover only, and with `action_mode="moves"` the offered moves too:
+        `offered[i]` (move i's place actions, numbered as in tiles mode) and `offered_points[i]`."""
         g = self.game
         v: dict[str, Any] = {
             "player": player,
@@ -313,9 +399,15 @@ class KingsCribbageState:
             "bag_sizes": [len(self.bags[g.bag_of[s]]) for s in range(g.num_players)],
             "passes": self.passes,
             "first_move": not self.values.any(),
+            "action_mode": g.action_mode,
         }
+        if g.moves_mode:
+            v["max_moves"] = g.max_moves
         if player is None or player == self.current_player:
             v["can_move"] = bool(len(self.moves)) and not self.terminal
+            if g.moves_mode:
+                v["offered"] = [row[:length].tolist() for row, length in zip(self.offered.actions, self.offered.lengths)]
+                v["offered_points"] = self.offered.points.tolist()
         if player is not None:
             v["rack"] = list(self.racks[player])
             v["marked"] = list(self.marked) if player == self.current else []
@@ -336,7 +428,7 @@ class KingsCribbageState:
         other.bags = [list(b) for b in self.bags]
         other.score, other.deductions = list(self.score), list(self.deductions)
         other.pending, other.marked = list(self.pending), list(self.marked)
-        return other  # `moves` and `alive` are never mutated in place, so they are shared
+        return other  # `moves`, `alive` and `offered` are never mutated in place, so they are shared
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -359,33 +451,42 @@ class KingsCribbageState:
 
     @classmethod
     def from_json(cls, game: KingsCribbageGame, data: dict[str, Any]) -> "KingsCribbageState":
-        """Rebuild a state; the move being built and the exchange choices are replayed as actions."""
-        if data.get("config", game.config()) != game.config():
-            raise ValueError(f"state was saved for {data['config']}, this game is {game.config()}")
+        """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the
+        checks: saved.py). The move being built and the exchange choices are replayed as actions."""
+        position = saved.read(game, data)
         rng = np.random.Generator(np.random.PCG64())
-        if "rng" in data:
-            rng.bit_generator.state = data["rng"]
+        rng.bit_generator.state = position.rng
         state = cls(game, rng)
-        n = game.board_size
-        for name in ("values", "colours", "printed"):
-            grid = np.array(data[name], dtype=np.int8)
-            if grid.shape != (n, n):
-                raise ValueError(f"{name} must be {n}x{n}, got shape {grid.shape}")
-            setattr(state, name, grid)
-        state.racks = [sorted(int(k) for k in r) for r in data["racks"]]
-        state.bags = [[int(k) for k in b] for b in data["bags"]]
-        state.score = [int(s) for s in data["scores"]]
-        state.deductions = [int(d) for d in data.get("deductions", [0] * game.num_players)]
-        state.current = int(data["current"])
-        state.passes = int(data.get("passes", 0))
-        if data.get("terminal", False):
+        state.values, state.colours, state.printed = position.values, position.colours, position.printed
+        state.racks, state.bags = position.racks, position.bags
+        state.score, state.deductions = position.scores, position.deductions
+        state.current, state.passes = position.current, position.passes
+        if position.terminal:
             state.terminal = True
             state.moves = movegen.EMPTY_MOVES
             return state
         state.begin_turn()
-        g = game
-        for action in data.get("pending", []):
-            state.apply(int(action))
-        for kind in data.get("marked", []):
-            state.apply(g.mark_base + int(kind))
+        require(not state.terminal, "terminal", "false, but the bags are empty and nobody can move: the game is over")
+        if game.moves_mode:
+            for name in ("pending", "marked"):
+                require(not getattr(position, name), name, "must be empty with action_mode='moves' (one action "
+                        "plays a whole move or exchange)")
+        for i, action in enumerate(position.pending):
+            state._replay(action, f"pending[{i}]")
+        for i, kind in enumerate(position.marked):
+            state._replay(game.mark_base + kind, f"marked[{i}]")
+        check_playable(state)
         return state
+
+    def _replay(self, action: int, field: str) -> None:
+        if not self.legal_action_mask()[action]:
+            raise InvalidStateError(field, f"{self._describe(action)} is not legal here (a saved move is replayed as "
+                                           "placements in increasing cell order, an exchange as kinds in non-decreasing order)")
+        self.apply(action)
+
+
+def exchange_words(count: int) -> str:
+    """A pass as everyone at the table sees it: how many tiles go back to the bag."""
+    if count == 0:
+        return "pass without exchanging"
+    return f"pass and exchange {count} tile{'s' if count > 1 else ''}"

@@ -12,10 +12,17 @@ import numpy as np
 from tabletop.envs.core import Layout
 from tabletop.envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
 from tabletop.envs.krz_grtn.rules import GUESS, MAX_DRAWS, NUM_LEVELS, OVER, KrzGrtn, KrzState
-from tabletop.envs.krz_grtn.tiles import NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
+from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
+LETTER_RANGE = (0, int(LETTER_COUNTS.max()))  # counts of one letter: at most its copies in the game
+FEATURE_RANGE = (0, float(FEATURES.max()))  # picture features count letters (see pictures.py)
+
+
+def most_letters_owned(game: KrzGrtn) -> int:
+    """A seat may exceed the tile limit by one draw (then it returns tiles, the RETURN phase)."""
+    return min(game.tile_limit + max(game.life_letters, *game.level_draws), TOTAL_LETTERS)
 
 
 def private_layout(game: KrzGrtn) -> Layout:
@@ -28,14 +35,15 @@ def private_layout(game: KrzGrtn) -> Layout:
         ("level_card", 2, "A / max candidates and B / 8 of the current level card"),
         ("lives", game.lives + 1, "one-hot life cards left"),
         ("seats", (n, SEAT_FEATURES), "per seat from self clockwise: is X, to act, letters owned / "
-         "tile limit, clue finished this attempt, raised a hand in this Life! vote"),
+         "tile limit, clue finished this attempt, raised a hand in this Life! vote",
+         (0, most_letters_owned(game) / game.tile_limit)),
         ("bag", 1, "letters in the middle / 56"),
-        ("own_letters", NUM_LETTERS, "own letters behind the screen, count per letter B..Z"),
+        ("own_letters", NUM_LETTERS, "own letters behind the screen, count per letter B..Z", LETTER_RANGE),
         ("own_blanks", 1, "own blanks behind the screen / blanks per player"),
         ("own_clue", (length, NUM_TILE_KINDS), "own clue so far, one-hot tile per position (B..Z, blank)"),
-        ("target", FEATURE_SIZE, "features of the picture to hint at (givers only; zero for X)"),
+        ("target", FEATURE_SIZE, "features of the picture to hint at (givers only; zero for X)", FEATURE_RANGE),
         ("target_position", c, "one-hot place of the target among the laid-out pictures (givers only)"),
-        ("candidates", (c, FEATURE_SIZE), "features of the laid-out pictures (during X's guess)"),
+        ("candidates", (c, FEATURE_SIZE), "features of the laid-out pictures (during X's guess)", FEATURE_RANGE),
         ("candidate_present", c, "1 for each laid-out picture"),
         ("clues", (n - 1, length, NUM_TILE_KINDS), "revealed clues from X's left, one-hot tile per position"),
         ("last_attempt", 2, "1 at [0] if the previous attempt passed, at [1] if it failed"),
@@ -45,10 +53,10 @@ def private_layout(game: KrzGrtn) -> Layout:
 def omniscient_layout(game: KrzGrtn) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     return private_layout(game) + Layout.of(
-        ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise"),
+        ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise", LETTER_RANGE),
         ("all_clues", (n, length, NUM_TILE_KINDS), "every seat's clue so far, revealed or not"),
-        ("bag_letters", NUM_LETTERS, "letters in the middle, count per letter"),
-        ("true_target", FEATURE_SIZE, "features of the target picture"),
+        ("bag_letters", NUM_LETTERS, "letters in the middle, count per letter", LETTER_RANGE),
+        ("true_target", FEATURE_SIZE, "features of the target picture", FEATURE_RANGE),
         ("true_target_position", c, "one-hot place of the target among the laid-out pictures"),
     )
 

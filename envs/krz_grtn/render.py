@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core.canvas import BLACK, FELT, GREY, LIGHT_GREY, PLAYER_COLORS, WHITE, Canvas
+from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
 from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, PHASES, KrzGrtn, KrzState
 from tabletop.envs.krz_grtn.tiles import BLANK, counts_string, tile_char, tiles_string
@@ -30,6 +31,20 @@ class KrzGrtnRenderer:
 
     def rgb(self, state: KrzState) -> np.ndarray:
         return rgb(state)
+
+    def describe(self, state: KrzState, action: int, seat: int | None = None) -> str | None:
+        """Votes, finished clues and guesses are public. A clue is laid behind the giver's screen until all
+        clues are revealed, so another seat learns nothing of a tile added (not even how many: the private
+        observation hides clue lengths), only that the clue is finished; a letter put back to the middle
+        is seen as a letter, not which one."""
+        action = int(action)
+        if seat is None or seat == state.current_player:
+            return state.action_to_string(action)
+        if act.ADD_TILE <= action < act.FINISH_CLUE:
+            return None
+        if act.RETURN_LETTER <= action < act.GUESS:
+            return "return a letter to the middle"
+        return state.action_to_string(action)
 
 
 def _header(state: KrzState) -> str:

@@ -13,26 +13,25 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, is_int
+from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS, concept_id
-from tabletop.envs.krz_grtn.tiles import (
-    BLANK,
-    LETTER_COUNTS,
-    NUM_LETTERS,
-    TOTAL_LETTERS,
-    counts_string,
-    parse_counts,
-    parse_tiles,
-    tiles_string,
+from tabletop.envs.krz_grtn import saved
+from tabletop.envs.krz_grtn.phases import (
+    CLUE,
+    END_FAILED,
+    END_SHORT,
+    END_WON,
+    GUESS,
+    MIN_CLUE_LETTERS,
+    NUM_LEVELS,
+    OVER,
+    PHASES,
+    RETURN,
+    VOTE,
 )
+from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, NUM_LETTERS, TOTAL_LETTERS
 
-PHASES = ("vote", "clue", "return", "guess", "over")
-"""The phases of a level attempt; the observer and renderer read them too."""
-VOTE, CLUE, RETURN, GUESS, OVER = range(len(PHASES))
-
-MIN_CLUE_LETTERS = 2
-"""A clue needs at least two letter tiles (blanks do not count)."""
-NUM_LEVELS = 6
 MAX_LIVES = 5
 MAX_TILE_LIMIT = 16
 MAX_CANDIDATES = 12
@@ -85,6 +84,7 @@ class KrzGrtn:
 
     name = "krz_grtn_v0"
     parameters = PARAMETERS
+    shared_reward = True  # one team: every seat's reward is the team's, an illegal action's penalty too
 
     def __init__(self, **params: Any):
         self.params = PARAMETERS.resolve(params, self.name)
@@ -117,6 +117,10 @@ class KrzGrtn:
         self.giver_orders = tuple(
             tuple((x + k) % num_players for k in range(1, num_players)) for x in range(num_players)
         )
+
+    def config(self) -> dict[str, Any]:
+        """Every parameter, as saved states record it (tuples as JSON lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.params.items()}
 
     def candidates_at(self, level_index: int) -> int:
         """A on the level card at position `level_index` of the level deck."""
@@ -215,6 +219,9 @@ class KrzState:
         return mask
 
     def apply(self, action: int) -> None:
+        if not _is_index(action):
+            raise IllegalActionError(f"player_{self.current_player}: {action!r} is not an action; "
+                                     f"actions are ints in [0, {self.game.num_actions})")
         action = int(action)
         if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
             raise IllegalActionError(f"player_{self.current_player}: action {action} is illegal here")
@@ -236,13 +243,15 @@ class KrzState:
         return np.full(self.game.num_players, float(self.outcome))
 
     def action_to_string(self, action: int) -> str:
+        if not (_is_index(action) and 0 <= action < self.game.num_actions):
+            raise ValueError(f"{action!r} is not an action; actions are ints in [0, {self.game.num_actions})")
         names = [CONCEPTS[c].name for c in self.candidates] if self.phase == GUESS else None
         return act.describe(int(action), names)
 
     # --- the flow of a level attempt ----------------------------------------------------------------
     def _start_attempt(self) -> None:
         if self.lives == 0 and self._someone_short():
-            self._end(-1, "a clue giver has fewer than 2 letters and no life card is left")
+            self._end(-1, END_SHORT)
             return
         self._cut_deck()
         self.target = self._reveal()
@@ -322,11 +331,11 @@ class KrzState:
         if passed:
             self.level_index += 1
             if self.level_index == len(self.game.levels):
-                self._end(1, "all six levels passed")
+                self._end(1, END_WON)
                 return
             self._start_draws(givers, self.game.draws_at(self.level_index - 1), "level")
         elif self.lives == 0:
-            self._end(-1, "a level failed with no life card left")
+            self._end(-1, END_FAILED)
         else:
             self.lives -= 1
             self._start_attempt()
@@ -364,7 +373,7 @@ class KrzState:
         elif self.lives > 0:
             self._begin_vote()
         elif self._someone_short():
-            self._end(-1, "a clue giver has fewer than 2 letters and no life card is left")
+            self._end(-1, END_SHORT)
         else:
             self._begin_clues()
 
@@ -461,113 +470,36 @@ class KrzState:
         return other
 
     def to_json(self) -> dict[str, Any]:
-        name = lambda c: CONCEPTS[c].name  # noqa: E731
-        return {
-            "num_players": self.game.num_players,
-            "phase": PHASES[self.phase],
-            "current_player": self.current,
-            "x": self.x,
-            "level_index": self.level_index,
-            "lives": self.lives,
-            "deck": list(self.deck),
-            "discard": list(self.discard),
-            "bag": counts_string(self.bag),
-            "supplies": [counts_string(row) for row in self.supply],
-            "blanks": list(self.blanks),
-            "clues": [tiles_string(c) for c in self.clues],
-            "target": name(self.target) if self.target >= 0 else None,
-            "candidates": [name(c) for c in self.candidates],
-            "target_position": self.target_position,
-            "votes": self.votes,
-            "clues_done": self.clues_done,
-            "draw_queue": list(self.draw_queue),
-            "draw_amount": self.draw_amount,
-            "after_draws": self.after_draws,
-            "outcome": self.outcome,
-            "end_reason": self.end_reason,
-            "last_attempt": _last_attempt_json(self.last_attempt),
-            "rng": self.rng.bit_generator.state,
-        }
+        return saved.write(self)
 
     @classmethod
     def from_json(cls, game: KrzGrtn, data: dict[str, Any], rng: np.random.Generator | None) -> "KrzState":
-        if data["num_players"] != game.num_players:
-            raise ValueError(f"state is for {data['num_players']} players, the game has {game.num_players}")
-        state = cls(game, _rng_from_json(data.get("rng"), rng))
-        if data["phase"] not in PHASES:
-            raise ValueError(f"phase={data['phase']!r} is not supported; allowed: {', '.join(map(repr, PHASES))}")
-        state.phase = PHASES.index(data["phase"])
-        state.current, state.x = int(data["current_player"]), int(data["x"])
-        state.level_index, state.lives = int(data["level_index"]), int(data["lives"])
-        state.deck, state.discard = [int(c) for c in data["deck"]], [int(c) for c in data["discard"]]
-        state.bag = parse_counts(data["bag"])
-        state.supply = np.stack([parse_counts(s) for s in data["supplies"]])
+        """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the checks:
+        saved.py). With `"rng": null` later draws come from `rng` (else a fresh generator)."""
+        position = saved.read(game, data)
+        state = cls(game, saved.generator(position.rng, rng))
+        for name in ("phase", "current", "x", "level_index", "lives", "deck", "discard", "bag", "supply", "blanks",
+                     "clues", "target", "candidates", "target_position", "votes", "clues_done", "draw_queue",
+                     "draw_amount", "after_draws", "outcome", "end_reason", "last_attempt"):
+            setattr(state, name, getattr(position, name))
         state.held = [int(row.sum()) for row in state.supply]
-        state.blanks = [int(b) for b in data["blanks"]]
-        state.clues = [parse_tiles(c) for c in data["clues"]]
         state.clue_letters = [sum(t != BLANK for t in c) for c in state.clues]
-        state.target = concept_id(data["target"]) if data["target"] is not None else -1
-        state.candidates = [concept_id(c) for c in data["candidates"]]
-        state.target_position = int(data["target_position"])
-        state.votes, state.clues_done = int(data["votes"]), int(data["clues_done"])
-        state.draw_queue = [int(s) for s in data["draw_queue"]]
-        state.draw_amount, state.after_draws = int(data["draw_amount"]), data["after_draws"]
-        state.outcome, state.end_reason = int(data["outcome"]), data["end_reason"]
-        state.last_attempt = _last_attempt_from_json(data["last_attempt"])
-        state.check_conservation()
+        check_playable(state)
         return state
 
     def check_conservation(self) -> None:
-        """The 56 letters, every seat's blanks and the picture cards are all accounted for."""
-        in_clues = np.zeros(NUM_LETTERS, dtype=np.int64)
-        for clue in self.clues:
-            for tile in clue:
-                if tile != BLANK:
-                    in_clues[tile] += 1
-        letters = self.bag + self.supply.sum(axis=0) + in_clues
-        if not np.array_equal(letters, LETTER_COUNTS) or (self.bag < 0).any() or (self.supply < 0).any():
-            raise ValueError(f"letters do not add up to the 56 tiles: {counts_string(letters)}")
+        """The 56 letters, every seat's blanks and the picture cards are all accounted for (for tests of play)."""
+        saved.check_conservation(self.game, self)
         if self.held != [int(row.sum()) for row in self.supply]:
             raise ValueError(f"letter counts {self.held} out of step with the supplies")
-        for seat, clue in enumerate(self.clues):
-            if self.blanks[seat] + clue.count(BLANK) != self.game.blanks_per_player or self.blanks[seat] < 0:
-                raise ValueError(f"player_{seat} must own exactly {self.game.blanks_per_player} blanks")
-        on_table = [c // 2 for c in self.candidates]
-        if sorted(self.deck + self.discard + on_table) != list(range(NUM_CARDS)):
-            raise ValueError(f"deck, discard and table must hold each of the {NUM_CARDS} picture cards once")
+
+
+def _is_index(action: Any) -> bool:
+    """An int, numpy's included; a bool, a float or a string is not an action."""
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     bit_generator = type(rng.bit_generator)()
     bit_generator.state = rng.bit_generator.state
     return np.random.Generator(bit_generator)
-
-
-def _rng_from_json(saved: dict | None, fallback: np.random.Generator | None) -> np.random.Generator:
-    if saved is None:
-        return fallback if fallback is not None else np.random.default_rng()
-    bit_generator = getattr(np.random, saved["bit_generator"])()
-    bit_generator.state = saved
-    return np.random.Generator(bit_generator)
-
-
-def _last_attempt_json(last: dict[str, Any] | None) -> dict[str, Any] | None:
-    if last is None:
-        return None
-    return {
-        **last,
-        "target": CONCEPTS[last["target"]].name,
-        "guess": CONCEPTS[last["guess"]].name,
-        "clues": {str(seat): tiles_string(c) for seat, c in last["clues"].items()},
-    }
-
-
-def _last_attempt_from_json(data: dict[str, Any] | None) -> dict[str, Any] | None:
-    if data is None:
-        return None
-    return {
-        **data,
-        "target": concept_id(data["target"]),
-        "guess": concept_id(data["guess"]),
-        "clues": {int(seat): parse_tiles(c) for seat, c in data["clues"].items()},
-    }

@@ -28,15 +28,15 @@ def tiles_string(tiles: list[int]) -> str:
 
 
 def parse_tiles(text: str) -> list[int]:
-    """`"GR_N"` -> tile kinds; raises ValueError on anything but our consonants and `_`."""
+    """`"GR_N"` -> tile kinds; raises ValueError on anything but our (capital) consonants and `_`."""
     tiles = []
-    for ch in text.upper():
+    for ch in text:
         if ch == "_":
             tiles.append(BLANK)
         elif ch in LETTER_INDEX:
             tiles.append(LETTER_INDEX[ch])
         else:
-            raise ValueError(f"{ch!r} is not a tile; tiles are {LETTERS} and _ (blank)")
+            raise ValueError(f"{ch!r} is not a tile; tiles are the capitals {LETTERS} and _ (a blank)")
     return tiles
 
 
