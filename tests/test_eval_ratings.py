@@ -46,12 +46,17 @@ def test_same_seed_same_result():
         (["eval", "cromlet_v0", "random", "random"], "distinct"),
         (["eval", "cromlet_v0", "random", "grandmaster"], "unknown agent 'grandmaster'"),
         (["eval", "cromlet_v0", "random", "ppo:/nonexistent/run"], "no trained model"),
-        (["eval", "cromlet_v0", "random", *STRONG[:1], "--games", "0"], "games per pair must be at least 1"),
     ],
 )
 def test_eval_cli_errors(argv, message, capsys):
     assert main(argv + ["--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_eval_cli_refuses_zero_games(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "cromlet_v0", "random", STRONG[0], "--games", "0", "--quiet"])
+    assert exit_.value.code == 2 and "--games: must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_eval_cli_writes_outputs(tmp_path, capsys):

@@ -91,6 +91,8 @@ def test_metadata_describes_the_game(exported):
     assert meta["actions"]["count"] == env.game.num_actions
     assert meta["versions"]["onnx"] == onnx.__version__ and meta["model"]["opset"] == export.OPSET
     assert meta["verification"]["actions_agree"] and meta["verification"]["max_abs_logit_diff"] <= 1e-5
+    logits = meta["model"]["outputs"]["logits"]
+    assert logits["legal_range"] == [-export.LOGIT_LIMIT, export.LOGIT_LIMIT] and logits["masked_value"] < -export.LOGIT_LIMIT
     names = meta["actions"]["names"]
     if names is not None:  # static names must name every action as the rules engine does, anywhere in a game
         env.reset(seed=99)

@@ -1,7 +1,8 @@
 """Random-play throughput of our environments against a PettingZoo classic env in the same run.
 
 Both sides run the same loop through the public AEC API (`last`, `action_space(agent).sample(mask)`,
-`step`), so the ratio compares environments, not harnesses.
+`step`), so the ratio compares environments, not harnesses; and they take turns over a few rounds, so
+a machine whose load changes during the run slows both alike.
 """
 
 from __future__ import annotations
@@ -61,16 +62,28 @@ def baseline_env(name: str, **kwargs):
     return importlib.import_module(PETTINGZOO_CLASSIC[name]).env(**kwargs)
 
 
-def compare(env: EnvSpec, baseline: str, games: int, baseline_games: int, seed: int = 0) -> str:
-    """Measure ours and the baseline in the same process; return a report with the ratios."""
-    ours = random_play(env.make(), games, seed, f"{env.env_id} {env.kwargs or ''}".strip())
-    theirs = random_play(baseline_env(baseline), baseline_games, seed, baseline)
+def compare(env: EnvSpec, baseline: str, games: int, baseline_games: int, seed: int = 0, rounds: int = 10) -> str:
+    """Measure ours and the baseline in the same process, taking turns `rounds` times (each round plays
+    its share of the games); return a report with the ratios."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    sides = [
+        (env.make(), games, Throughput(f"{env.env_id} {env.kwargs or ''}".strip(), 0, 0, 0.0)),
+        (baseline_env(baseline), baseline_games, Throughput(baseline, 0, 0, 0.0)),
+    ]
+    for r in range(rounds):
+        for aec, count, total in sides:
+            start, stop = count * r // rounds, count * (r + 1) // rounds
+            part = random_play(aec, stop - start, seed + start)
+            total.games += part.games
+            total.steps += part.steps
+            total.seconds += part.seconds
+    ours, theirs = (total for _, _, total in sides)
     rows = [f"{'env':<44} {'games':>6} {'steps':>8} {'steps/s':>10} {'games/s':>9}"]
     for t in (ours, theirs):
         rows.append(f"{t.name:<44} {t.games:>6} {t.steps:>8} {t.steps_per_second:>10.0f} {t.games_per_second:>9.2f}")
     rows.append(
         f"ratio (ours / {baseline}): steps/s {ours.steps_per_second / theirs.steps_per_second:.2f}x, "
-        f"games/s {ours.games_per_second / theirs.games_per_second:.2f}x"
+        f"games/s {ours.games_per_second / theirs.games_per_second:.2f}x ({rounds} rounds, taking turns)"
     )
     return "\n".join(rows)
-

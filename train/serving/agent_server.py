@@ -7,20 +7,26 @@ One JSON object per line in, one JSON line out (docs/protocol.md):
     anything else                                     -> {"error": "..."}   (and the server keeps going)
 
 An optional "id" is echoed back, so a client may keep several requests in flight. Blank lines are
-ignored. Runs on onnxruntime and numpy only, like `OnnxAgent`.
+ignored. Every other line gets exactly one answer, whatever it holds: the line is checked for length,
+encoding and nesting (`wire`) before it is parsed, the vectors for type, finiteness and range, a state
+by its game's loader; and an answered action is always legal in the request. Runs on onnxruntime and
+numpy only, like `OnnxAgent`.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, TextIO
+import math
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
 from tabletop.agents import OnnxAgent
 from tabletop.envs import EnvSpec
+from tabletop.train.serving.wire import LineError, encode, is_blank, line_limit, parse, read_lines
 
 KEYS = ("state", "observation", "action_mask", "id")
+MAX_ERROR_CHARS = 2000
+"""An error message quotes the request at most this far, so an answer never grows with a hostile line."""
 
 
 class AgentServer:
@@ -30,32 +36,48 @@ class AgentServer:
         self.agent = agent
         meta = agent.metadata
         self.env = EnvSpec(meta["env_id"], meta["env_kwargs"]).make_raw()  # its observer encodes as in training
+        self.max_line_bytes = line_limit(agent.obs_size + agent.num_actions)
 
-    def answer(self, line: str) -> dict[str, Any]:
+    def answer(self, line: bytes | str) -> dict[str, Any]:
+        """The reply to one line: `action` (and `name` for a state), or `error`; `id` echoed when given."""
         try:
-            request = json.loads(line)
-        except json.JSONDecodeError as err:
-            return {"error": f"not valid JSON: {err}"}
+            request = parse(line)
+        except LineError as err:
+            return {"error": str(err)}
         if not isinstance(request, dict):
             return {"error": 'expected a JSON object: {"state": ...} or {"observation": [...], "action_mask": [...]}'}
-        reply = {"id": request["id"]} if "id" in request else {}
+        reply = {}
+        if "id" in request:
+            if not _plain_json(request["id"]):
+                return {"error": "id must be plain JSON: no NaN or Infinity in it"}
+            reply["id"] = request["id"]
         try:
             reply.update(self._choose(request))
         except Exception as err:  # noqa: BLE001 - a server must survive any request: report it and go on
-            reply["error"] = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+            text = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
+            reply["error"] = text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "..."
         return reply
 
-    def serve(self, lines: TextIO, out: TextIO) -> None:
-        for line in lines:
-            if line.strip():
-                out.write(json.dumps(self.answer(line)) + "\n")
-                out.flush()
+    def serve(self, lines: BinaryIO, out: TextIO) -> int:
+        """Answer every non-blank line of `lines` (bytes) on `out`, flushing each answer; returns how many."""
+        answered = 0
+        for line in read_lines(lines, self.max_line_bytes):
+            if isinstance(line, LineError):
+                reply = {"error": str(line)}
+            elif is_blank(line):
+                continue
+            else:
+                reply = self.answer(line)
+            out.write(encode(reply) + "\n")
+            out.flush()
+            answered += 1
+        return answered
 
     # --- internals -------------------------------------------------------------------------------
     def _choose(self, request: dict) -> dict[str, Any]:
         unknown = sorted(set(request) - set(KEYS))
         if unknown:
-            raise ValueError(f"unknown key {unknown[0]!r}; allowed keys: {', '.join(KEYS)}")
+            raise ValueError(f"unknown key {unknown[0][:100]!r}; allowed keys: {', '.join(KEYS)}")
         if "state" in request:
             if "observation" in request or "action_mask" in request:
                 raise ValueError("send either a state or an observation with an action_mask, not both")
@@ -64,22 +86,44 @@ class AgentServer:
             raise ValueError('a request needs "state", or both "observation" and "action_mask"')
         observation = _numbers(request["observation"], "observation")
         mask = _numbers(request["action_mask"], "action_mask")
-        return {"action": self.agent.act(observation, mask)}
+        return {"action": self.agent.act(observation, mask)}  # the agent checks both, and its answer
 
     def _from_state(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError(f"state must be a JSON object (what State.to_json writes), got {type(data).__name__}")
-        state = self.env.game.state_from_json(data)
+        try:
+            state = self.env.game.state_from_json(data)  # an InvalidStateError names the field and the problem
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError) as err:  # a loader's oversight
+            raise ValueError(
+                f"invalid state ({type(err).__name__}: {err}); State.to_json() writes every key the game needs "
+                "(docs/protocol.md lists them)"
+            ) from None
         if state.is_terminal():
             raise ValueError("the game in this state is over: no one is to move")
-        observation = self.env.observer.encode(state, state.current_player)
-        action = self.agent.act(observation, state.legal_action_mask())
+        action = self.agent.act(self.env.observer.encode(state, state.current_player), state.legal_action_mask())
         return {"action": action, "name": state.action_to_string(action)}
 
 
 def _numbers(value: Any, key: str) -> np.ndarray:
-    """A flat list of numbers as float32, or a ValueError naming the key."""
-    if not isinstance(value, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
-        raise ValueError(f"{key} must be a flat list of numbers")
-    return np.asarray(value, dtype=np.float32)
+    """A flat list of JSON numbers as float64 (ranges are the agent's to check), or a ValueError naming the key."""
+    if not isinstance(value, list):
+        raise ValueError(f"{key} must be a flat list of numbers, got {type(value).__name__}")
+    if not set(map(type, value)) <= {int, float}:  # bools, strings, lists, null: name the first one
+        i, x = next((i, x) for i, x in enumerate(value) if type(x) not in (int, float))
+        raise ValueError(f"{key} must be a flat list of numbers: {key}[{i}] is {type(x).__name__}")
+    try:
+        return np.array(value, dtype=np.float64)
+    except OverflowError:
+        big = next(i for i, x in enumerate(value) if isinstance(x, int) and abs(x) > 1e308)
+        raise ValueError(f"{key}[{big}] is an integer too large for any float") from None
 
+
+def _plain_json(value: Any) -> bool:
+    """True unless `value` holds a NaN or an infinity (which strict JSON cannot write back)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain_json(v) for v in value.values())
+    return True

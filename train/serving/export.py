@@ -3,8 +3,10 @@
 An export folder holds two files:
 
     model.onnx      inputs  observation float32 [batch, obs_size], action_mask float32 [batch, num_actions]
-                    outputs logits float32 [batch, num_actions] (illegal actions set to MASKED_LOGIT),
-                            action int64 [batch] (argmax of the masked logits: the policy's greedy choice)
+                    outputs logits float32 [batch, num_actions] (legal actions within ±LOGIT_LIMIT, NaN read as
+                            -LOGIT_LIMIT; illegal actions set to MASKED_LOGIT, below every legal one),
+                            action int64 [batch] (argmax of the masked logits: the policy's greedy choice,
+                            a legal action whenever the mask has one, whatever the observation holds)
     metadata.json   env id and constructor arguments, observation layout, action names, versions, and
                     the torch-vs-onnxruntime check the export ran on real positions
 
@@ -33,15 +35,26 @@ if TYPE_CHECKING:
 FORMAT_VERSION = 1
 OPSET = 17  # supported by onnxruntime (Python, web, mobile) and most engine runtimes
 MASKED_LOGIT = -1e8  # sb3-contrib's MaskableCategorical uses the same value: finite, so softmax never gives NaN
+LOGIT_LIMIT = 1e7  # legal logits are clipped to ±LOGIT_LIMIT (NaN -> -LOGIT_LIMIT): always above MASKED_LOGIT
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("logits", "action")
 VERIFY_POSITIONS = 256
 TOLERANCE = 1e-5
 
 
+def policy_logits(policy, observation: torch.Tensor) -> torch.Tensor:
+    """The actor's logits: a policy that brings its own `actor_logits` (an RLlib-trained actor,
+    train/rllib/networks.py) runs it; an SB3 policy runs its actor head."""
+    own = getattr(policy, "actor_logits", None)
+    return own(observation) if own is not None else actor_logits(policy, observation)
+
+
 def masked_actor(policy) -> torch.nn.Module:
     """The policy's actor with the mask applied inside the graph, so a frontend needs no extra code.
 
+    Non-finite logits (a NaN, an infinity or a huge number in the observation propagates to them) are made
+    finite before masking: NaN becomes -LOGIT_LIMIT and everything is clipped to ±LOGIT_LIMIT, so the
+    argmax lands on a legal action whenever the mask has one, even for a frontend that skips our checks.
     Built here rather than at import time: this module must import without torch, like the whole `tabletop` command."""
     import torch
 
@@ -51,7 +64,9 @@ def masked_actor(policy) -> torch.nn.Module:
             self.policy = policy
 
         def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            logits = actor_logits(self.policy, observation)
+            logits = policy_logits(self.policy, observation)
+            logits = torch.where(torch.isnan(logits), torch.full_like(logits, -LOGIT_LIMIT), logits)
+            logits = torch.clamp(logits, -LOGIT_LIMIT, LOGIT_LIMIT)
             masked = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
             return masked, torch.argmax(masked, dim=1)
 
@@ -157,7 +172,7 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, actions = session.run(list(OUTPUTS), {"observation": observations.astype(np.float32), "action_mask": masks})
     with torch.no_grad():
-        reference = actor_logits(policy, torch.as_tensor(observations, dtype=torch.float32)).numpy()
+        reference = policy_logits(policy, torch.as_tensor(observations, dtype=torch.float32)).numpy()
     legal = masks > 0.5
     reference_actions = np.argmax(np.where(legal, reference, -np.inf), axis=1)
     return {
@@ -210,7 +225,13 @@ def build_metadata(spec: EnvSpec) -> dict[str, Any]:
                 "action_mask": {"dtype": "float32", "shape": ["batch", game.num_actions], "legal": "1.0, illegal: 0.0"},
             },
             "outputs": {
-                "logits": {"dtype": "float32", "shape": ["batch", game.num_actions], "masked_value": MASKED_LOGIT},
+                "logits": {
+                    "dtype": "float32",
+                    "shape": ["batch", game.num_actions],
+                    "masked_value": MASKED_LOGIT,
+                    "legal_range": [-LOGIT_LIMIT, LOGIT_LIMIT],
+                    "nan_value": -LOGIT_LIMIT,
+                },
                 "action": {"dtype": "int64", "shape": ["batch"], "meaning": "argmax of the masked logits"},
             },
         },
