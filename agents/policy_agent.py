@@ -23,11 +23,17 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.zip"
 
 
-def build_policy(observation_space: spaces.Box, action_space: spaces.Discrete, kwargs: dict) -> MaskableActorCriticPolicy:
-    """A fresh CPU policy of the learner's architecture (`kwargs`: its SB3 `policy_kwargs`), to load weights into."""
+def build_policy(
+    observation_space: spaces.Box,
+    action_space: spaces.Discrete,
+    kwargs: dict,
+    policy_class: type[MaskableActorCriticPolicy] | None = None,
+) -> MaskableActorCriticPolicy:
+    """A fresh CPU policy of the learner's architecture (`policy_class`, by default sb3-contrib's MLP
+    policy, built with `kwargs`: its SB3 `policy_kwargs`), to load weights into."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
+    policy = (policy_class or MaskableActorCriticPolicy)(observation_space, action_space, lambda _: 0.0, **kwargs)
     policy.set_training_mode(False)
     return policy
 

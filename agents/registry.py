@@ -1,15 +1,22 @@
 """Agents by name: `random`, a game's heuristics (`agents.<game>.HEURISTICS`), saved policies.
 
 Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a trained checkpoint or run folder),
-`onnx:DIR` (an exported policy).
+`onnx:DIR` (an exported policy), `pretrained` (the policy shipped for the game and its arguments in
+`agents/pretrained/`, an export folder like any other).
 """
 
 from __future__ import annotations
 
 import importlib
-from tabletop.agents.base import Agent, RandomAgent
+import json
+from importlib import resources
+from pathlib import Path
 
+from tabletop.agents.base import Agent, RandomAgent
 from tabletop.envs import EnvSpec
+
+PRETRAINED = "pretrained"
+UNSEEN_BY_POLICY = ("render_mode", "illegal_action", "reward")  # arguments that change nothing a policy reads
 
 
 def game_of(env_id: str) -> str:
@@ -28,6 +35,32 @@ def agent_names(env_id: str) -> list[str]:
     return ["random", *heuristics(env_id)]
 
 
+def pretrained_folders() -> list[Path]:
+    """Every shipped export folder (`agents/pretrained/<name>/`, holding model.onnx and metadata.json)."""
+    root = Path(str(resources.files("tabletop.agents").joinpath(PRETRAINED)))
+    return sorted(meta.parent for meta in root.glob("*/metadata.json"))
+
+
+def pretrained_folder(env: EnvSpec) -> Path:
+    """The shipped policy trained for this game with these arguments (rendering, illegal-action handling
+    and reward aside), or a ValueError listing what is shipped."""
+
+    def key(spec: EnvSpec) -> dict:
+        return {k: v for k, v in spec.resolved().items() if k not in UNSEEN_BY_POLICY}
+
+    shipped = []
+    for folder in pretrained_folders():
+        meta = json.loads((folder / "metadata.json").read_text())
+        trained = EnvSpec(meta["env_id"], meta["env_kwargs"])
+        if trained.env_id == env.env_id and key(trained) == key(env):
+            return folder
+        shipped.append(str(trained))
+    raise ValueError(
+        f"no pretrained policy for {env}; shipped: {', '.join(shipped) or 'none'} "
+        "(train one with `tabletop train` and play it as onnx:DIR after `tabletop export`)"
+    )
+
+
 def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
     """Build an agent for the game `env` (a spec, or an env id for the default arguments) from its spec
     string; a `ppo:` policy must fit `env`'s sizes."""
@@ -35,6 +68,12 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         env = EnvSpec(env)
     if spec == "random":
         return RandomAgent(seed)
+    if spec == PRETRAINED:
+        from tabletop.agents.onnx_agent import OnnxAgent
+
+        agent = OnnxAgent(pretrained_folder(env), env_id=env.env_id)
+        agent.name = PRETRAINED
+        return agent
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
         from tabletop.agents.policy_agent import PolicyAgent
@@ -46,6 +85,6 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return OnnxAgent(path, env_id=env.env_id)
     table = heuristics(env.env_id)
     if spec not in table:
-        allowed = ", ".join(["random", *table, "ppo:PATH", "onnx:DIR"])
+        allowed = ", ".join(["random", *table, PRETRAINED, "ppo:PATH", "onnx:DIR"])
         raise ValueError(f"unknown agent {spec!r} for {env.env_id}; allowed: {allowed}")
     return table[spec](seed=seed)

@@ -27,6 +27,7 @@ class SelfPlayCallback(BaseCallback):
         self.bar = None
         self.outcomes: deque[tuple[str, float]] = deque(maxlen=1000)
         self.eval_seconds = 0.0
+        self.eval_cpu_seconds = 0.0  # kept apart from training's CPU time
 
     def _on_training_start(self) -> None:
         step, cfg = self.num_timesteps, self.run.config
@@ -49,13 +50,14 @@ class SelfPlayCallback(BaseCallback):
             self.run.add_snapshot(self.model, f"step_{step:09d}")
             self.next_snapshot = next_multiple(step, self.run.config.opponents.snapshot_every)
         if self.next_eval <= step < self.run.total_steps:  # the final evaluation covers the last step
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             rows = self.run.evaluate(self.model, step, self.run.config.evaluation.games)
             for r in rows:
                 self.logger.record(f"eval/win_rate_vs_{r.opponent}", r.win_rate)
             if self.bar is not None:
                 self.bar.set_postfix({r.opponent: f"{r.win_rate:.2f}" for r in rows})
             self.eval_seconds += time.perf_counter() - start
+            self.eval_cpu_seconds += time.process_time() - cpu
             self.next_eval = next_multiple(step, self.run.config.evaluation.every)
         if step >= self.next_checkpoint:
             self.run.save_checkpoint(self.model)

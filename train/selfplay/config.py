@@ -22,8 +22,13 @@ from tabletop.envs import EnvSpec
 SELF = "self"  # frozen snapshots of the learner
 HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
-VEC_KINDS = ("subproc", "dummy")
+VEC_KINDS = ("batched", "dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
+NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0"}  # kind -> the only game it reads (None: every game)
+SAMPLINGS = ("uniform", "pfsp")
+ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
+# keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
+SB3_ONLY = {"vec_env": None, "warm_start": None, "margin_shaping": 0, "ppo.n_steps": None, "ppo.target_kl": None, "network.kind": "mlp", "opponents.sampling": "uniform"}
 
 
 def allowed_opponents(env_id: str) -> list[str]:
@@ -70,10 +75,14 @@ class PPOConfig:
 
 @dataclass
 class NetworkConfig:
-    """Separate policy and value MLPs of this shape; kept small so frozen snapshots act cheaply."""
+    """`mlp`: separate policy and value MLPs of shape `hidden`. `circles` (Cromlet): one network shared by
+    every circle, `width` wide with `blocks` residual blocks (train/selfplay/networks.py)."""
 
+    kind: str = field(default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}"))
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"))
     activation: str = field(default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}"))
+    width: int = field(default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle)"))
+    blocks: int = field(default=1, metadata=_check(_non_negative, "an int >= 0 (circles: residual blocks that pool each cromlet and the board)"))
 
 
 @dataclass
@@ -84,12 +93,42 @@ class OpponentConfig:
     weights: dict[str, float] = field(default_factory=lambda: {SELF: 0.5, HEURISTICS: 0.4, "random": 0.1}, metadata=_check(lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0, "a non-empty mapping to numbers >= 0 with a positive sum"))
     snapshot_every: int = field(default=20_000, metadata=_check(_positive, "an int > 0 (env steps)"))
     max_snapshots: int = field(default=10, metadata=_check(_positive, "an int > 0"))
+    sampling: str = field(default="uniform", metadata=_check(lambda s: s in SAMPLINGS, "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)"))
+
+
+@dataclass
+class WarmStartConfig:
+    """Imitation before PPO: clone `teacher` from its decisions in `games` games against `opponents`
+    (train/selfplay/imitation.py), then fit the value head on the outcomes."""
+
+    teacher: str = field(metadata=_check(lambda t: bool(t), "an agent name (a heuristic of the game)"))
+    games: int = field(metadata=_check(_positive, "an int > 0 (games the teacher plays)"))
+    opponents: list[str] = field(default_factory=list)  # agent names, checked with the game; empty: the teacher itself
+    epochs: int = field(default=4, metadata=_check(_positive, "an int > 0"))
+    batch_size: int = field(default=512, metadata=_check(_positive, "an int > 0"))
+    learning_rate: float = field(default=1e-3, metadata=_check(_positive, "a number > 0"))
+    value_coef: float = field(default=1.0, metadata=_check(_non_negative, "a number >= 0"))
+    eval_games: int = field(default=200, metadata=_check(_non_negative, "an int >= 0 (games of the clone against each baseline; 0: none)"))
 
 
 @dataclass
 class VecEnvConfig:
-    kind: str = field(default="subproc", metadata=_check(lambda k: k in VEC_KINDS, f"one of {', '.join(VEC_KINDS)}"))
+    """`num_envs` games: `batched` in one VecEnv with the opponents' moves batched (fastest measured, also
+    on 2 busy cores), `dummy` one SeatEnv per game in this process, `subproc` one per worker process."""
+
+    kind: str = field(default="batched", metadata=_check(lambda k: k in VEC_KINDS, f"one of {', '.join(VEC_KINDS)}"))
     num_envs: int = field(default=2, metadata=_check(_positive, "an int > 0"))
+
+
+@dataclass
+class RLlibConfig:
+    """`backend: rllib` (train/rllib/): who samples, how much per iteration, and the size of a local Ray."""
+
+    num_env_runners: int = field(default=0, metadata=_check(_non_negative, "an int >= 0 (sampling processes besides the driver; 0: the driver samples)"))
+    num_envs_per_env_runner: int = field(default=8, metadata=_check(_positive, "an int > 0 (games each sampler steps together)"))
+    train_batch_size: int = field(default=4096, metadata=_check(_positive, "an int > 0 (env steps per training iteration)"))
+    num_cpus: int = field(default=2, metadata=_check(_positive, "an int > 0 (CPUs of a local Ray; ignored when joining a cluster)"))
+    object_store_mb: int = field(default=200, metadata=_check(lambda m: m >= 80, "an int >= 80 (MiB of object store of a local Ray; Ray's minimum is 75)"))
 
 
 @dataclass
@@ -112,10 +151,15 @@ class TrainConfig:
     seed: int = field(default=0, metadata=_check(_non_negative, "an int >= 0"))
     torch_threads: int = field(default=1, metadata=_check(_positive, "an int > 0 (1 is fastest for small nets on a busy machine)"))
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    backend: str = field(default="sb3", metadata=_check(lambda b: b in ALGORITHMS, "sb3 (MaskablePPO in this process) or rllib (Ray RLlib, locally or on a cluster)"))
+    algorithm: str = field(default="ppo", metadata=_check(lambda a: a in ALGORITHMS["rllib"], "ppo, or appo with backend: rllib"))
+    ray_address: str | None = field(default=None, metadata=_check(lambda a: bool(a.strip()), "null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001"))
+    rllib: RLlibConfig | None = None
     learner_seats: str = field(default="one", metadata=_check(lambda s: s in LEARNER_SEATS, "one (competitive: the learner takes one rotating seat) or all (cooperative: one shared policy plays every seat)"))
     margin_shaping: float = field(default=0.0, metadata=_check(_non_negative, "a number >= 0 (0: the env's reward only)"))
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    warm_start: WarmStartConfig | None = None
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     vec_env: VecEnvConfig = field(default_factory=VecEnvConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
@@ -146,6 +190,7 @@ def load_config(path: str | Path) -> TrainConfig:
 def parse_config(data: Any, source: str = "config") -> TrainConfig:
     """Build a validated `TrainConfig` from plain data (a parsed YAML document)."""
     config = _build(TrainConfig, data, prefix="", source=source)
+    _check_backend(config, data, source)
     _check_cross_fields(config, source)
     return config
 
@@ -165,7 +210,7 @@ def _build(cls, data: Any, prefix: str, source: str):
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ConfigError(f"{source}: missing required key {key!r}")
             continue
-        hint = hints[name]
+        hint = _optional_dataclass(hints[name]) if data[name] is not None else hints[name]
         if dataclasses.is_dataclass(hint):
             values[name] = _build(hint, data[name], key + ".", source)
             continue
@@ -175,6 +220,15 @@ def _build(cls, data: Any, prefix: str, source: str):
             raise ConfigError(f"{source}: {key}={data[name]!r} is not allowed; expected {f.metadata['allowed']}")
         values[name] = value
     return cls(**values)
+
+
+def _optional_dataclass(hint: Any) -> Any:
+    """`Section | None` -> `Section` (a section that may be left out); any other hint unchanged."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(inner) == 1 and dataclasses.is_dataclass(inner[0]):
+            return inner[0]
+    return hint
 
 
 def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
@@ -202,6 +256,38 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
     return value
 
 
+def _given(data: dict, dotted: str) -> Any:
+    """What the document says for `section.key` (or a top-level `key`); None when it says nothing."""
+    node: Any = data
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _check_backend(config: TrainConfig, data: dict, source: str) -> None:
+    """Each backend reads its own keys: a key the chosen backend would ignore is an error, not a no-op."""
+    if config.algorithm not in ALGORITHMS[config.backend]:
+        raise ConfigError(f"{source}: algorithm={config.algorithm!r} is not run by backend {config.backend}; allowed: {', '.join(ALGORITHMS[config.backend])}")
+    if config.backend == "sb3":
+        for key in ("rllib", "ray_address"):
+            if data.get(key) is not None:
+                raise ConfigError(f"{source}: {key} is read by backend: rllib only; this config trains with backend: sb3")
+        return
+    for dotted, unused in SB3_ONLY.items():
+        given = _given(data, dotted)
+        if given is not None and given != unused:
+            raise ConfigError(
+                f"{source}: {dotted} is read by backend: sb3 only; backend: rllib reads the rllib: section "
+                "(num_env_runners, num_envs_per_env_runner, train_batch_size, num_cpus, object_store_mb)"
+            )
+    if config.rllib is None:
+        config.rllib = RLlibConfig()
+    if config.ppo.batch_size > config.rllib.train_batch_size:
+        raise ConfigError(
+            f"{source}: ppo.batch_size={config.ppo.batch_size} (the minibatch) exceeds rllib.train_batch_size={config.rllib.train_batch_size}"
+        )
+
+
 def _check_cross_fields(config: TrainConfig, source: str) -> None:
     """What one field cannot check alone: the env builds, opponent names exist, batches fit."""
     try:
@@ -211,11 +297,19 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
     except (TypeError, ValueError) as err:  # ParameterError is both
         raise ConfigError(f"{source}: env_kwargs are not accepted by {config.env_id}: {err}") from None
     rollout = config.ppo.n_steps * config.vec_env.num_envs
-    if config.ppo.batch_size > rollout:
+    if config.backend == "sb3" and config.ppo.batch_size > rollout:
         raise ConfigError(
             f"{source}: ppo.batch_size={config.ppo.batch_size} exceeds the rollout size "
             f"ppo.n_steps * vec_env.num_envs = {rollout}"
         )
+    needs = NETWORK_KINDS[config.network.kind]
+    if needs is not None and config.env_id != needs:
+        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {needs}'s board; {config.env_id} allows network.kind 'mlp'")
+    if config.warm_start is not None:
+        names = agent_names(config.env_id)
+        for key, name in [("teacher", config.warm_start.teacher)] + [(f"opponents[{i}]", o) for i, o in enumerate(config.warm_start.opponents)]:
+            if name not in names:
+                raise ConfigError(f"{source}: unknown agent warm_start.{key}={name!r}; allowed: {', '.join(names)}")
     if config.learner_seats == "one" and game.num_players > 1:
         allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:

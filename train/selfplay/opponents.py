@@ -3,12 +3,18 @@
 Each training env holds its own pool (so subprocess workers act without talking to the learner);
 the trainer broadcasts every new snapshot to all of them. Snapshots sample from their policy, which
 keeps self-play opponents varied.
+
+`sampling="pfsp"` (prioritised fictitious self-play, as in AlphaStar) multiplies each opponent's
+weight by (1 - x)^2, where x is the learner's recent score against it (a win 1, a draw 1/2, over its
+last `PFSP_WINDOW` games, with one win and one loss of prior so that a new opponent starts at 1/2).
+Opponents the learner already beats fade out; those that still beat it are met more often. The
+`self` weight is shared among the snapshots in proportion to the same factor.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 import numpy as np
 import torch
@@ -19,6 +25,14 @@ from tabletop.agents.policy_agent import build_policy
 from tabletop.agents.registry import game_of, heuristics
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import HEURISTICS, SELF
+
+PFSP_WINDOW = 100  # recent games per opponent that set its pfsp weight
+
+
+def pfsp_factor(scores: list[float] | deque) -> float:
+    """(1 - x)^2 for the learner's smoothed score x against one opponent (1/2 before any game)."""
+    x = (sum(scores) + 1.0) / (len(scores) + 2.0)
+    return (1.0 - x) ** 2
 
 
 def expand_weights(env_id: str, weights: dict[str, float]) -> dict[str, float]:
@@ -49,7 +63,11 @@ class OpponentPool:
         observation_space: spaces.Box,
         action_space: spaces.Discrete,
         seed: int,
+        policy_class: type | None = None,
+        sampling: str = "uniform",
     ):
+        if sampling not in ("uniform", "pfsp"):
+            raise ValueError(f"sampling={sampling!r}; allowed: 'uniform', 'pfsp'")
         self.weights = expand_weights(env.env_id, weights)
         self.names = list(self.weights)
         p = np.array([self.weights[n] for n in self.names])
@@ -61,25 +79,67 @@ class OpponentPool:
         self.snapshots: OrderedDict[str, PolicyAgent] = OrderedDict()
         self._spaces = (observation_space, action_space)
         self._policy_kwargs = policy_kwargs
+        self._policy_class = policy_class  # None: sb3-contrib's MLP policy
         self._seed = seed
+        self.sampling = sampling
+        self.results: dict[str, deque] = {}  # opponent name -> the learner's recent scores against it
 
     def add_snapshot(self, name: str, weights: dict[str, torch.Tensor]) -> None:
         """Freeze `weights` as a new opponent (sampling from its policy, with its own seeded generator);
         the oldest goes once more than `max_snapshots` are kept."""
-        policy = build_policy(*self._spaces, self._policy_kwargs)
+        self.add_frozen(name, self.freeze(weights))
+
+    def freeze(self, weights: dict[str, torch.Tensor]):
+        """A frozen CPU policy holding `weights` (pools of one batched env share it)."""
+        policy = build_policy(*self._spaces, self._policy_kwargs, self._policy_class)
         policy.load_state_dict(weights)
+        return policy
+
+    def add_frozen(self, name: str, policy) -> None:
+        """`add_snapshot` for a policy already frozen."""
         seed = self._seed * 1000 + len(self.snapshots) + 7919
         self.snapshots[name] = PolicyAgent(policy, name=f"{SELF}:{name}", seed=seed, sample=True)
         while len(self.snapshots) > self.max_snapshots:
             self.snapshots.popitem(last=False)
 
+    def record(self, opponents: list[str], outcome: float) -> None:
+        """The learner's result (+1 win, 0 draw, -1 loss) in a game against `opponents` (names as `sample` gave them)."""
+        for name in opponents:
+            self.results.setdefault(name, deque(maxlen=PFSP_WINDOW)).append((outcome + 1.0) / 2.0)
+
+    def probabilities(self) -> dict[str, float]:
+        """Each opponent's chance to fill a seat: fixed players by name, snapshots as `self:<name>`.
+
+        A snapshot's base weight is the `self` weight split evenly; pfsp multiplies every base weight
+        by the opponent's factor."""
+        if not self.snapshots and SELF in self.names:
+            raise RuntimeError("the pool has no snapshot yet; the trainer adds one before training starts")
+        weights = {}
+        for name in self.names:
+            if name != SELF:
+                weights[name] = self.weights[name]
+            for key in self.snapshots if name == SELF else ():
+                weights[f"{SELF}:{key}"] = self.weights[SELF] / len(self.snapshots)
+        if self.sampling == "pfsp":
+            weights = {member: w * pfsp_factor(self.results.get(member, ())) for member, w in weights.items()}
+        norm = sum(weights.values())
+        return {member: w / norm for member, w in weights.items()}
+
     def sample(self, rng: np.random.Generator) -> tuple[str, Agent]:
         """(name, agent) for one seat of one episode."""
-        name = self.names[rng.choice(len(self.names), p=self.probs)]
-        if name != SELF:
-            return name, self.fixed[name]
-        if not self.snapshots:
-            raise RuntimeError("the pool has no snapshot yet; the trainer adds one before training starts")
-        keys = list(self.snapshots)
-        agent = self.snapshots[keys[rng.integers(len(keys))]]
+        if self.sampling == "uniform":
+            name = self.names[rng.choice(len(self.names), p=self.probs)]
+            if name != SELF:
+                return name, self.fixed[name]
+            if not self.snapshots:
+                raise RuntimeError("the pool has no snapshot yet; the trainer adds one before training starts")
+            keys = list(self.snapshots)
+            agent = self.snapshots[keys[rng.integers(len(keys))]]
+            return agent.name, agent
+        probabilities = self.probabilities()
+        members = list(probabilities)
+        member = members[rng.choice(len(members), p=np.array([probabilities[m] for m in members]))]
+        if member in self.fixed:
+            return member, self.fixed[member]
+        agent = self.snapshots[member.split(":", 1)[1]]
         return agent.name, agent

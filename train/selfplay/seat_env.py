@@ -83,6 +83,8 @@ class SeatEnv(gym.Env):
             reward += self.margin_shaping * (self.gamma * potential - self._potential)
             self._potential = potential
         info = self._final_info() if done else {}
+        if done and self.pool is not None:  # what prioritised opponent sampling learns from
+            self.pool.record(info["opponents"], info["outcome"])
         obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
         return obs, float(reward), done, False, info
 

@@ -5,7 +5,8 @@ A run folder holds everything about one run:
     config.yaml              the validated config (with the step budget actually used)
     logs/progress.csv, tb/   SB3 training statistics (CSV and TensorBoard)
     eval.csv                 win rates against every baseline at each evaluation
-    checkpoints/step_N/      model.zip (weights, optimiser, step count) and pool.pt (the snapshots)
+    checkpoints/step_N/      model.zip (weights, optimiser, step count) and pool.pt (the snapshots),
+                             each written beside and renamed into place (checkpoints.py)
     final/model.zip          the final policy, final/eval.json its results over `final_games` games
     learning_curve.png
 """
@@ -13,7 +14,7 @@ A run folder holds everything about one run:
 from __future__ import annotations
 
 import json
-import shutil
+import signal
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,20 +24,25 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from tabletop.agents import PolicyAgent
 from tabletop.agents.policy_agent import MODEL_FILE
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
+from tabletop.train.selfplay.batched import BatchedSelfPlayEnv
 from tabletop.train.selfplay.callbacks import SelfPlayCallback
+from tabletop.train.selfplay.checkpoints import (
+    TrainingInterrupted, latest_checkpoint, newest_checkpoint, save_model, write_checkpoint,
+)
 from tabletop.train.selfplay.config import TrainConfig
 from tabletop.train.selfplay.logs import EvalLog, make_logger
 from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.plots import learning_curve
-from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
+from tabletop.train.selfplay.imitation import warm_start
+from tabletop.train.selfplay.networks import network_policy
+from tabletop.train.selfplay.policy import actor_weights
 from tabletop.train.selfplay.seat_env import SeatEnv
 
-POOL_FILE = "pool.pt"
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never reuse training seeds, and repeat at every evaluation
 
 
@@ -46,10 +52,31 @@ class TrainResult:
     steps: int
     train_seconds: float
     final: list[Matchup]
+    cpu_seconds: float = float("nan")  # this process's CPU time for training (warm start included, evaluations not)
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.train_seconds if self.train_seconds else float("nan")
+
+
+def _make_pool(config: TrainConfig, seed: int) -> OpponentPool | None:
+    """The opponent pool of one training game (None when the learner plays every seat)."""
+    if config.learner_seats != "one":
+        return None
+    probe = config.env.make_raw()
+    agent = probe.possible_agents[0]
+    policy_class, kwargs = network_policy(config.network, config.env)
+    return OpponentPool(
+        config.env,
+        config.opponents.weights,
+        config.opponents.max_snapshots,
+        kwargs,
+        probe.observation_space(agent)["observation"],
+        probe.action_space(agent),
+        seed=seed,
+        policy_class=policy_class,
+        sampling=config.opponents.sampling,
+    )
 
 
 def _make_env(config: TrainConfig, rank: int, seed: int):
@@ -57,22 +84,9 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
 
     def thunk():
         torch.set_num_threads(1)
-        probe = config.env.make_raw()
-        agent = probe.possible_agents[0]
-        pool = None
-        if config.learner_seats == "one":
-            pool = OpponentPool(
-                config.env,
-                config.opponents.weights,
-                config.opponents.max_snapshots,
-                policy_kwargs(config.network.hidden, config.network.activation),
-                probe.observation_space(agent)["observation"],
-                probe.action_space(agent),
-                seed=seed + rank,
-            )
         env = SeatEnv(
             config.env,
-            pool,
+            _make_pool(config, seed + rank),
             config.learner_seats,
             seed=seed + rank,
             margin_shaping=config.margin_shaping,
@@ -84,8 +98,49 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
 
 
 def make_vec_env(config: TrainConfig, seed: int) -> VecEnv:
-    fns = [_make_env(config, rank, seed) for rank in range(config.vec_env.num_envs)]
-    return SubprocVecEnv(fns) if config.vec_env.kind == "subproc" else DummyVecEnv(fns)
+    """`vec_env.kind`: `batched` (every game in this process, opponents' moves batched), `dummy` (one
+    SeatEnv per game, in this process) or `subproc` (one SeatEnv per worker process)."""
+    n = config.vec_env.num_envs
+    if config.vec_env.kind == "batched":
+        env = BatchedSelfPlayEnv(
+            config.env,
+            [_make_pool(config, seed + rank) for rank in range(n)],
+            config.learner_seats,
+            seed=seed,
+            margin_shaping=config.margin_shaping,
+            gamma=config.ppo.gamma,
+        )
+        return VecMonitor(env)
+    fns = [_make_env(config, rank, seed) for rank in range(n)]
+    if config.vec_env.kind == "subproc":
+        return SubprocVecEnv([_ignoring_ctrl_c(fn) for fn in fns])
+    return DummyVecEnv(fns)
+
+
+def _ignoring_ctrl_c(thunk):
+    """A worker leaves Ctrl-C to the main process, which saves a checkpoint and then stops the workers."""
+
+    def start():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return thunk()
+
+    return start
+
+
+def _stop_workers(vec_env: VecEnv) -> None:
+    """After Ctrl-C, end subprocess workers without a word: an interrupted step may have read some of
+    their answers and not others, so the polite `close()` could wait forever for one already read."""
+    if isinstance(vec_env, SubprocVecEnv) and not vec_env.closed:
+        for process in vec_env.processes:
+            process.terminate()
+            process.join()
+        vec_env.closed = True
+
+
+def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO learner of the config's network (`network.kind`) on `vec_env` (CPU, seeded)."""
+    policy_class, kwargs = network_policy(config.network, config.env)
+    return MaskablePPO(policy_class, vec_env, **vars(config.ppo), policy_kwargs=kwargs, seed=config.seed, device="cpu")
 
 
 class Run:
@@ -124,25 +179,12 @@ class Run:
         return rows
 
     def save_checkpoint(self, model: MaskablePPO) -> Path:
-        folder = self.run_dir / "checkpoints" / f"step_{model.num_timesteps:09d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        model.save(folder / MODEL_FILE)
-        torch.save({"step": model.num_timesteps, "snapshots": self.snapshots}, folder / POOL_FILE)
-        kept = sorted((self.run_dir / "checkpoints").iterdir())
-        for old in kept[: -self.config.checkpoint.keep]:
-            shutil.rmtree(old)
-        return folder
+        return write_checkpoint(self.run_dir, model, self.snapshots, self.config.checkpoint.keep)
 
-
-def latest_checkpoint(path: Path) -> Path:
-    """`path` itself if it is a checkpoint, else the newest checkpoint of the run folder `path`."""
-    if (path / MODEL_FILE).is_file() and (path / POOL_FILE).is_file():
-        return path
-    folder = path / "checkpoints"
-    found = sorted(folder.iterdir()) if folder.is_dir() else []
-    if not found:
-        raise ValueError(f"nothing to resume at {str(path)!r}: expected a checkpoint folder or a run folder with checkpoints/")
-    return found[-1]
+    def interrupted(self, learner: MaskablePPO | None) -> TrainingInterrupted:
+        """Ctrl-C: save the learner at its current step (None: nothing new to save) and say how to go on."""
+        saved = self.save_checkpoint(learner) if learner is not None else newest_checkpoint(self.run_dir)
+        return TrainingInterrupted(self.run_dir, saved)
 
 
 def _check_resumable(config: TrainConfig, saved: dict, source: Path) -> None:
@@ -166,7 +208,7 @@ def train(
         raise ValueError(f"steps must be at least 1, got {total}")
     checkpoint = latest_checkpoint(Path(resume)) if resume else None
     if checkpoint is not None:
-        run_dir = Path(out) if out else checkpoint.parent.parent
+        run_dir = Path(out) if out else checkpoint.folder.parent.parent
         if (run_dir / "config.yaml").is_file():
             _check_resumable(config, yaml.safe_load((run_dir / "config.yaml").read_text()), run_dir)
     else:
@@ -178,61 +220,70 @@ def train(
 
     torch.set_num_threads(config.torch_threads)
     run = Run(config, run_dir, total)
-    saved = torch.load(checkpoint / POOL_FILE, weights_only=False) if checkpoint is not None else None
-    start_step = saved["step"] if saved else 0
+    start_step = checkpoint.step if checkpoint is not None else 0
     run.vec_env = make_vec_env(config, seed=config.seed + start_step)
+    learner = None  # the model once it is ready to learn: from then on Ctrl-C saves it
     try:
+        warm_rows, warm_eval_cpu, cpu_began = None, 0.0, time.process_time()
         if checkpoint is None:
-            model = MaskablePPO(
-                "MlpPolicy",
-                run.vec_env,
-                **vars(config.ppo),
-                policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation),
-                seed=config.seed,
-                device="cpu",
-            )
+            model = new_model(config, run.vec_env)
+            if config.warm_start is not None:  # the clone is also the first snapshot
+                warm_rows, warm_eval_cpu = warm_start(model.policy, config, run_dir, config.seed + EVAL_SEED_OFFSET, progress)
             run.add_snapshot(model, "step_000000000")  # self-play needs an opponent from the first game
         else:
-            model = MaskablePPO.load(checkpoint / MODEL_FILE, env=run.vec_env, device="cpu")
+            model = MaskablePPO.load(checkpoint.model, env=run.vec_env, device="cpu")
             model.set_random_seed(config.seed + start_step)
-            run.restore_pool(saved["snapshots"])
+            run.restore_pool(checkpoint.snapshots)
         model.set_logger(make_logger(run_dir / "logs", start_step))
         run.eval_log = EvalLog(run_dir / "eval.csv", start_step)
+        if warm_rows:
+            run.eval_log.append(0, warm_rows)
         callback = SelfPlayCallback(run, progress=progress)
+        learner = model
         began = time.perf_counter()
         if total > model.num_timesteps:
             model.learn(total - model.num_timesteps, callback=callback, reset_num_timesteps=False)
         train_seconds = time.perf_counter() - began - callback.eval_seconds
+        cpu_seconds = time.process_time() - cpu_began - callback.eval_cpu_seconds - warm_eval_cpu
         steps_done = model.num_timesteps - start_step
         run.save_checkpoint(model)
+    except KeyboardInterrupt:
+        interrupted = run.interrupted(learner)
+        _stop_workers(run.vec_env)
+        raise interrupted from None
     finally:
         run.vec_env.close()
 
-    final_dir = run_dir / "final"
-    final_dir.mkdir(exist_ok=True)
-    model.save(final_dir / MODEL_FILE)
-    final = run.evaluate(model, model.num_timesteps, config.evaluation.final_games)
-    (final_dir / "eval.json").write_text(
-        json.dumps(
-            {
-                "env_id": config.env_id,
-                "steps": model.num_timesteps,
-                "learner_seats": config.learner_seats,
-                "steps_per_second": steps_done / train_seconds if train_seconds > 0 else None,
-                "results": [m.to_dict() for m in final],
-            },
-            indent=2,
+    try:  # the last checkpoint holds the trained model: Ctrl-C from here on only skips the final evaluation
+        final_dir = run_dir / "final"
+        final_dir.mkdir(exist_ok=True)
+        save_model(model, final_dir / MODEL_FILE)
+        final = run.evaluate(model, model.num_timesteps, config.evaluation.final_games)
+        (final_dir / "eval.json").write_text(
+            json.dumps(
+                {
+                    "env_id": config.env_id,
+                    "steps": model.num_timesteps,
+                    "learner_seats": config.learner_seats,
+                    "steps_per_second": steps_done / train_seconds if train_seconds > 0 else None,
+                "train_cpu_seconds": cpu_seconds,
+                    "results": [m.to_dict() for m in final],
+                },
+                indent=2,
+            )
         )
-    )
-    learning_curve(run_dir / "eval.csv", run_dir / "logs" / "progress.csv", run_dir / "learning_curve.png", f"{config.env_id}: {run_dir.name}")
-    return TrainResult(run_dir, steps_done, train_seconds, final)
+        learning_curve(run_dir / "eval.csv", run_dir / "logs" / "progress.csv", run_dir / "learning_curve.png", f"{config.env_id}: {run_dir.name}")
+    except KeyboardInterrupt:
+        raise run.interrupted(None) from None
+    return TrainResult(run_dir, steps_done, train_seconds, final, cpu_seconds)
 
 
 def summary(result: TrainResult, config: TrainConfig) -> str:
     """What `tabletop train` prints at the end."""
     return (
         f"{config.env_id}: {result.steps} learner steps in {result.train_seconds:.0f} s of training "
-        f"({result.steps_per_second:.0f} steps/s); run folder {result.run_dir}\n"
+        f"({result.steps_per_second:.0f} steps/s, {result.cpu_seconds / 60:.1f} CPU-minutes with any warm start); "
+        f"run folder {result.run_dir}\n"
         f"final policy over {config.evaluation.final_games} games per opponent:\n"
         + format_table(result.final, config.learner_seats)
     )

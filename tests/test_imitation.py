@@ -1,0 +1,122 @@
+"""The imitation warm start (train/selfplay/imitation.py) and prioritised opponent sampling (opponents.py)."""
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+
+from tabletop.agents import make_agent
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.config import NetworkConfig
+from tabletop.train.selfplay.imitation import collect, evaluate_clone, fit
+from tabletop.train.selfplay.networks import network_policy
+from tabletop.train.selfplay.opponents import OpponentPool, pfsp_factor
+from tabletop.agents.policy_agent import build_policy
+
+torch.set_num_threads(1)  # small batches: on a busy machine more threads only wait for each other
+SPEC = EnvSpec("cromlet_v0")
+
+
+@pytest.fixture(scope="module")
+def decisions():
+    return collect(SPEC, "patient", ["patient", "blocker"], games=8, gamma=0.99, seed=5)
+
+
+def test_decisions_are_the_teachers_own_as_its_seat_sees_them(decisions):
+    assert len(decisions) > 8 * 40  # patient plays every seat against itself, one seat against blocker
+    assert set(np.unique(decisions.game)) == set(range(8))
+    assert (decisions.best <= decisions.masks).all() and decisions.best.any(axis=1).all()
+    # replaying game 0 (patient against itself: every decision recorded) gives the same observations,
+    # masks and tie sets, row by row
+    env = SPEC.make_raw()
+    teacher = make_agent(SPEC, "patient", seed=5)
+    env.reset(seed=5)
+    state, row = env.game_state, 0
+    while not state.is_terminal():
+        seat, mask = state.current_player, state.legal_action_mask()
+        np.testing.assert_array_equal(decisions.observations[row], env.observer.encode(state, seat).astype(np.float16))
+        np.testing.assert_array_equal(decisions.masks[row], mask.astype(bool))
+        tied = teacher.best_actions(mask, state.view(seat))
+        assert set(np.flatnonzero(decisions.best[row])) == set(tied)
+        state.apply(int(tied[teacher.rng.integers(tied.size)]))
+        row += 1
+    assert decisions.game[row - 1] == 0 and decisions.game[row] == 1
+
+
+def test_returns_are_the_discounted_outcome_of_the_seat(decisions):
+    last = np.flatnonzero(decisions.game == 1)
+    values = decisions.returns[last]
+    assert abs(values[-1]) in (0.0, 1.0)
+    np.testing.assert_allclose(values[:-1], values[-1] * 0.99 ** np.arange(len(values) - 1, 0, -1), rtol=1e-6)
+
+
+def test_a_short_fit_learns_the_teachers_moves(decisions):
+    """A few hundred decisions and a few epochs take a small MLP from chance to most of the teacher's moves."""
+    torch.manual_seed(0)
+    env = SPEC.make_raw()
+    agent = env.possible_agents[0]
+    policy_class, kwargs = network_policy(NetworkConfig(hidden=[64]), SPEC)
+    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
+    _, held_out = decisions.split(0.25)
+    before, _ = evaluate_clone(policy, held_out)
+    result = fit(policy, decisions, epochs=6, learning_rate=3e-3, holdout=0.25, seed=0)
+    assert result.decisions == len(decisions) - len(held_out)
+    assert before < 0.3 and result.in_tie_accuracy > 0.6, (before, result)
+
+
+def test_split_holds_whole_games_out(decisions):
+    train, test = decisions.split(0.25)
+    assert len(train) + len(test) == len(decisions)
+    assert set(np.unique(test.game)) == {6, 7} and not set(train.game) & set(test.game)
+
+
+def _pool(sampling: str) -> OpponentPool:
+    env = SPEC.make_raw()
+    agent = env.possible_agents[0]
+    pool = OpponentPool(
+        SPEC,
+        {"self": 0.5, "patient": 0.25, "random": 0.25},
+        max_snapshots=3,
+        policy_kwargs={"net_arch": {"pi": [8], "vf": [8]}},
+        observation_space=spaces.Box(-np.inf, np.inf, env.observation_space(agent)["observation"].shape, np.float32),
+        action_space=env.action_space(agent),
+        seed=0,
+        sampling=sampling,
+    )
+    weights = build_policy(pool._spaces[0], pool._spaces[1], pool._policy_kwargs).state_dict()
+    for name in ("a", "b"):
+        pool.add_snapshot(name, weights)
+    return pool
+
+
+def test_pfsp_weighs_each_opponent_by_how_often_it_still_beats_the_learner():
+    pool = _pool("pfsp")
+    assert pool.probabilities() == pytest.approx({"patient": 0.25, "random": 0.25, "self:a": 0.25, "self:b": 0.25})
+    for _ in range(30):
+        pool.record(["random"], 1.0)  # always beaten
+        pool.record(["self:a"], -1.0)  # always wins
+        pool.record(["patient"], 0.0)  # draws
+    p = pool.probabilities()
+    expected = {"patient": 0.25 * 0.25, "random": 0.25 * pfsp_factor([1.0] * 30), "self:a": 0.25 * pfsp_factor([0.0] * 30), "self:b": 0.25 * 0.25}
+    norm = sum(expected.values())
+    assert p == pytest.approx({k: v / norm for k, v in expected.items()})
+    assert p["self:a"] > p["patient"] > p["random"] and p["patient"] == pytest.approx(p["self:b"])
+    counts = {}
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        name, _ = pool.sample(rng)
+        counts[name] = counts.get(name, 0) + 1
+    assert counts["self:a"] > 2000 * 0.6 and counts.get("random", 0) < 2000 * 0.05
+
+
+def test_pfsp_factor_is_hard_weighting_with_a_prior():
+    assert pfsp_factor([]) == 0.25
+    assert pfsp_factor([1.0] * 98) == pytest.approx((1 / 100) ** 2)
+    assert pfsp_factor([0.0] * 98) == pytest.approx((99 / 100) ** 2)
+
+
+def test_uniform_sampling_ignores_results():
+    pool = _pool("uniform")
+    for _ in range(30):
+        pool.record(["random"], 1.0)
+    assert pool.probabilities() == pytest.approx({"patient": 0.25, "random": 0.25, "self:a": 0.25, "self:b": 0.25})

@@ -1,0 +1,264 @@
+"""Batched self-play: N games in one process as one SB3 `VecEnv`, every opponent move of a round batched.
+
+Game by game the semantics are `SeatEnv`'s (the learner's seat rotating every episode, rewards summed
+since the learner's last move, margin shaping, the cooperative `learner_seats="all"`, every result
+recorded in the game's pool for prioritised sampling); what changes is how the work is done:
+
+- the learner's observations and masks for all games are written into preallocated arrays;
+- opponents move in rounds: in each round every game whose opponent is to move gets one move, and each
+  frozen snapshot computes its moves for all of its games in one torch forward pass (heuristics and
+  random still act game by game, on the seat's view);
+- rounds repeat until every game is back at a learner decision; a game that ends is dealt again at once
+  (SB3's auto-reset: the final observation goes into `info["terminal_observation"]`).
+
+Each game keeps its own generator and its own opponent pool, seeded as the `SeatEnv` of the same rank, so
+with the same seeds and learner actions both paths play the same games (with snapshots up to the last
+bits of a batched matrix product, which may break a near-tie differently). The pools share each
+snapshot's network: one copy per snapshot, however many games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from tabletop.agents import PolicyAgent
+from tabletop.agents.policy_agent import actor_logits
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.opponents import OpponentPool
+
+
+class _Game:
+    """One game of the batch and SeatEnv's bookkeeping for it."""
+
+    def __init__(self, env: EnvSpec, pool: OpponentPool | None, cooperative: bool, seed: int):
+        self.aec = env.make_raw()
+        self.observer = self.aec.observer
+        self.agents = self.aec.possible_agents
+        self.pool = pool
+        self.cooperative = cooperative
+        self.rng = np.random.default_rng(seed)
+        self.episode = 0
+        self.seat = 0
+        self.opponents: dict[int, tuple[str, Any]] = {}
+        self.live = False  # the learner has reached a decision in this deal
+        self.potential = 0.0
+        self.reward = 0.0
+        self.info: dict[str, Any] = {}
+
+    @property
+    def state(self):
+        return self.aec.game_state
+
+    def deal(self) -> None:
+        """A new game: seat and opponents drawn as `SeatEnv.reset` draws them."""
+        self.aec.reset(seed=int(self.rng.integers(2**31)))
+        self.seat = self.episode % len(self.agents)
+        self.episode += 1
+        if not self.cooperative:
+            self.opponents = {s: self.pool.sample(self.rng) for s in range(len(self.agents)) if s != self.seat}
+        self.live = False
+
+    def learner_to_move(self) -> bool:
+        return self.cooperative or self.state.current_player == self.seat
+
+    def margin(self) -> float:
+        scores = np.asarray(self.state.scores(), dtype=float)
+        if self.cooperative or len(scores) == 1:
+            return float(scores[self.seat])
+        return float(scores[self.seat] - np.delete(scores, self.seat).max())
+
+    def step(self, action: int) -> None:
+        """Play one move and add what it pays the learner (the mover's reward when cooperative)."""
+        mover = self.aec.agent_selection
+        self.aec.step(action)  # an illegal action raises: masks must have reached the policy
+        if self.live:
+            self.reward += self.aec.rewards[mover if self.cooperative else self.agents[self.seat]]
+
+    def final_info(self) -> dict[str, Any]:
+        returns = self.state.returns()
+        info = {"learner_seat": self.seat, "outcome": float(np.sign(returns[self.seat]))}
+        if not self.cooperative:
+            info["opponents"] = sorted({name for name, _ in self.opponents.values()})
+        return info
+
+
+class BatchedSelfPlayEnv(VecEnv):
+    """Self-play games, one per pool, as one VecEnv for MaskablePPO (`vec_env.kind: batched`).
+
+    `pools[i]` fills the other seats of game i (None for every game when `learner_seats="all"`); game i
+    is seeded `seed + i`, as the i-th SeatEnv of a DummyVecEnv would be.
+    """
+
+    render_mode = None
+
+    def __init__(
+        self,
+        env: EnvSpec,
+        pools: Sequence[OpponentPool | None],
+        learner_seats: str = "one",
+        seed: int = 0,
+        margin_shaping: float = 0.0,
+        gamma: float = 1.0,
+    ):
+        if learner_seats not in ("one", "all"):
+            raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
+        if not pools:
+            raise ValueError("a batched env needs at least one game: give one opponent pool (or None) per game")
+        cooperative = learner_seats == "all"
+        if not cooperative and any(pool is None for pool in pools):
+            raise ValueError("learner_seats='one' needs an opponent pool for every game's other seats")
+        n = len(pools)
+        self.games = [_Game(env, pool, cooperative, seed + i) for i, pool in enumerate(pools)]
+        self.learner_seats = learner_seats
+        self.margin_shaping = margin_shaping
+        self.gamma = gamma
+        aec = self.games[0].aec
+        size = aec.observer.layout.size
+        actions = aec.action_space(aec.possible_agents[0])
+        super().__init__(n, spaces.Box(-np.inf, np.inf, (size,), np.float32), actions)
+        self._obs = np.zeros((n, size), dtype=np.float32)  # the learner's view of every game
+        self._masks = np.zeros((n, actions.n), dtype=bool)
+        self._opponent_obs = np.zeros((n, size), dtype=np.float32)  # one batched forward's inputs
+        self._opponent_masks = np.zeros((n, actions.n), dtype=bool)
+        self._terminal_obs = np.zeros(size, dtype=np.float32)  # SeatEnv's final observation: zeros
+        self._actions = np.zeros(n, dtype=np.int64)
+
+    # --- the VecEnv API ------------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        for i, game in enumerate(self.games):
+            if self._seeds[i] is not None:
+                game.rng = np.random.default_rng(self._seeds[i])
+            game.deal()
+        self._reset_seeds()
+        self._reset_options()
+        self._play_opponents(self.games)
+        for i, game in enumerate(self.games):
+            self.reset_infos[i] = {"learner_seat": game.seat}
+        return self._write_observations()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions[:] = actions
+
+    def step_wait(self):
+        for game, action in zip(self.games, self._actions):
+            game.reward, game.info = 0.0, {}
+            game.step(int(action))
+        self._play_opponents(self.games)
+        rewards = np.array([game.reward for game in self.games], dtype=np.float32)
+        dones = np.array(["outcome" in game.info for game in self.games])
+        infos = [game.info for game in self.games]
+        return self._write_observations(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Every game's legal-action mask for the seat the learner plays now, one row per game."""
+        return self._masks.copy()
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        """What SB3 and the trainer call per game: `action_masks`, and `add_snapshot` (for all games at once)."""
+        games = self._get_indices(indices)
+        if method_name == "action_masks":
+            return [self._masks[i].copy() for i in games]
+        if method_name == "add_snapshot":
+            if len(games) != self.num_envs:
+                raise ValueError("a snapshot joins every game's pool at once (the games share its network)")
+            self.add_snapshot(*method_args, **method_kwargs)
+            return [None] * len(games)
+        raise AttributeError(f"{type(self).__name__} has no per-game method {method_name!r}; it has action_masks, add_snapshot")
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"{type(self).__name__} sets attributes for all games at once; set {attr_name} on it directly")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))
+
+    def close(self) -> None:
+        pass
+
+    # --- the pool ------------------------------------------------------------------------------------
+    def add_snapshot(self, name: str, weights: dict[str, torch.Tensor]) -> None:
+        """Freeze `weights` once; every game's pool gets its own seeded sampler over that one network."""
+        pools = [game.pool for game in self.games if game.pool is not None]
+        if pools:
+            policy = pools[0].freeze(weights)
+            for pool in pools:
+                pool.add_frozen(name, policy)
+
+    # --- internals -------------------------------------------------------------------------------------
+    def _play_opponents(self, games: list[_Game]) -> None:
+        """Rounds of opponent moves until every game is at a learner decision (re-dealing finished games)."""
+        pending = [game for game in games if self._settle(game)]
+        while pending:
+            for game, action in self._opponent_moves(pending):
+                game.step(action)
+            pending = [game for game in pending if self._settle(game)]
+
+    def _settle(self, game: _Game) -> bool:
+        """Close a finished game and deal again, mark a learner decision; True while an opponent is to move."""
+        while game.state.is_terminal():
+            if game.live:  # the learner's game is over: its last reward and the episode's record
+                if self.margin_shaping:
+                    game.reward -= self.margin_shaping * game.potential
+                game.info = {**game.final_info(), "terminal_observation": self._terminal_obs.copy()}
+                if game.pool is not None:  # what prioritised opponent sampling learns from
+                    game.pool.record(game.info["opponents"], game.info["outcome"])
+            game.deal()  # a deal its opponents finish before the learner moves is of no use: deal again
+        if not game.learner_to_move():
+            return True
+        potential = game.margin() if self.margin_shaping else 0.0
+        if game.live:
+            game.reward += self.margin_shaping * (self.gamma * potential - game.potential)
+        game.live = True
+        game.potential = potential
+        return False
+
+    def _opponent_moves(self, pending: list[_Game]) -> list[tuple[_Game, int]]:
+        """One move for each game: one forward pass per frozen network, the other players game by game."""
+        moves = []
+        batches: dict[int, tuple[Any, list[tuple[_Game, PolicyAgent]]]] = {}
+        for game in pending:
+            seat = game.state.current_player
+            _, opponent = game.opponents[seat]
+            if isinstance(opponent, PolicyAgent):
+                batches.setdefault(id(opponent.policy), (opponent.policy, []))[1].append((game, opponent))
+                continue
+            agent = game.agents[seat]
+            observation = game.observer.encode(game.state, seat) if opponent.needs_observation else None
+            moves.append((game, opponent.act(observation, game.state.legal_action_mask(), game.aec.view(agent))))
+        for policy, members in batches.values():
+            k = len(members)
+            obs, masks = self._opponent_obs[:k], self._opponent_masks[:k]
+            for row, (game, _) in enumerate(members):
+                game.observer.encode(game.state, game.state.current_player, out=obs[row])
+                masks[row] = game.state.legal_action_mask()
+            with torch.inference_mode():
+                logits = actor_logits(policy, torch.from_numpy(obs)).numpy()
+            chosen = _masked_choice(logits, masks, [opponent.rng for _, opponent in members])
+            moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]
+        return moves
+
+    def _write_observations(self) -> np.ndarray:
+        """The learner's observation and mask of every game, into the preallocated arrays; a copy out
+        (SB3 stores the previous step's observations after the next step)."""
+        for i, game in enumerate(self.games):
+            state = game.state
+            game.observer.encode(state, state.current_player, out=self._obs[i])
+            self._masks[i] = state.legal_action_mask()
+        return self._obs.copy()
+
+
+def _masked_choice(logits: np.ndarray, masks: np.ndarray, rngs: list[np.random.Generator | None]) -> np.ndarray:
+    """`choose_action` for a batch: per row the best legal action, or (with a generator) an exact sample
+    from the masked softmax by Gumbel-max, drawn from that row's generator."""
+    scores = np.where(masks, logits.astype(np.float64), -np.inf)
+    for row, rng in zip(scores, rngs):
+        if rng is not None:
+            row += rng.gumbel(size=row.shape)
+    return scores.argmax(axis=1)

@@ -1,0 +1,223 @@
+"""Imitation warm start: clone a heuristic teacher before PPO takes over.
+
+The teacher plays seeded games against the configured opponents. At each of its decisions we keep what
+a learner in that seat would get (its observation and legal mask, nothing more) and what the teacher
+chose. A teacher that breaks ties at random (`best_actions`) gives its whole set of equally best moves,
+and the clone learns a uniform target over them, so random tie-breaks are not label noise; accuracy is
+then "in-tie": the clone's most likely move is one of the teacher's best. The value head learns the
+discounted outcome of the game from each decision, which PPO's critic would otherwise have to learn
+from scratch while its first updates wash the cloned policy out.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tabletop.agents import PolicyAgent, make_agent
+from tabletop.agents.policy_agent import actor_logits
+from tabletop.envs import EnvSpec
+from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
+
+MASKED_LOGIT = -1e8
+CRITIC = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")  # the critic's weights, every network kind
+WARM_SEED_OFFSET = 20_000_003  # the teacher's games: seeds apart from evaluation's (1,000,003 onwards)
+REPORT_FILE = "warm_start.json"
+
+
+@dataclass
+class Decisions:
+    """A teacher's decisions; observations are float16 (every Cromlet number is a small fraction)."""
+
+    observations: np.ndarray  # [N, obs_size] float16
+    masks: np.ndarray  # [N, actions] bool
+    best: np.ndarray  # [N, actions] bool: the teacher's equally best moves (its own move alone if it gives none)
+    returns: np.ndarray  # [N] float32: gamma ** (the seat's decisions left) * its final return
+    game: np.ndarray  # [N] int: which game each decision comes from
+
+    def __len__(self) -> int:
+        return len(self.returns)
+
+    def split(self, holdout: float) -> tuple["Decisions", "Decisions"]:
+        """The first games for training, the last `holdout` fraction of games held out (no game in both:
+        its outcome would leak into the value error)."""
+        last = int(self.game.max()) + 1 if len(self) else 0
+        held = min(last - 1, max(1, int(round(last * holdout)))) if holdout > 0 else 0
+        cut = self.game < last - held
+        return self._take(np.flatnonzero(cut)), self._take(np.flatnonzero(~cut))
+
+    def _take(self, index: np.ndarray) -> "Decisions":
+        return Decisions(self.observations[index], self.masks[index], self.best[index], self.returns[index], self.game[index])
+
+
+def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int) -> Decisions:
+    """Play `games` seeded games, the teacher in a rotating seat and `opponents` (in turn) in the others;
+    record every decision of every seat the teacher holds (all of them when it also is the opponent)."""
+    table = env.make_raw()
+    state_seats = table.game.num_players
+    teach = make_agent(env, teacher, seed=seed)
+    rivals = {name: make_agent(env, name, seed=seed + 1 + i) for i, name in enumerate(dict.fromkeys(opponents))}
+    observations, masks, best, returns, game_of = [], [], [], [], []
+    for g in range(games):
+        table.reset(seed=seed + g)
+        state, observer = table.game_state, table.observer
+        seat_of_teacher = g % state_seats
+        rival = rivals[opponents[g % len(opponents)]]
+        taught = {s for s in range(state_seats) if s == seat_of_teacher or opponents[g % len(opponents)] == teacher}
+        rows: dict[int, list[int]] = {s: [] for s in taught}
+        while not state.is_terminal():
+            seat = state.current_player
+            mask = state.legal_action_mask()
+            view = state.view(seat)
+            if seat in taught:
+                tied = teach.best_actions(mask, view) if hasattr(teach, "best_actions") else None
+                action = int(tied[teach.rng.integers(tied.size)]) if tied is not None else teach.act(observer.encode(state, seat), mask, view)
+                rows[seat].append(len(observations))
+                game_of.append(g)
+                observations.append(observer.encode(state, seat).astype(np.float16))
+                masks.append(mask.astype(bool))
+                chosen = np.zeros(mask.size, dtype=bool)
+                chosen[tied if tied is not None else action] = True
+                best.append(chosen)
+            else:
+                obs = observer.encode(state, seat) if rival.needs_observation else None
+                action = rival.act(obs, mask, view)
+            state.apply(action)
+        final = state.returns()
+        returns.extend([0.0] * (len(observations) - len(returns)))
+        for seat, index in rows.items():
+            left = np.arange(len(index))[::-1]
+            returns_seat = final[seat] * gamma**left
+            for i, r in zip(index, returns_seat):
+                returns[i] = float(r)
+    return Decisions(
+        np.stack(observations), np.stack(masks), np.stack(best), np.asarray(returns, dtype=np.float32), np.asarray(game_of)
+    )
+
+
+def masked_log_probs(policy, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    logits = actor_logits(policy, observations)
+    return torch.log_softmax(torch.where(masks, logits, torch.full_like(logits, MASKED_LOGIT)), dim=1)
+
+
+@dataclass
+class FitResult:
+    epochs: int
+    decisions: int
+    train_loss: float
+    in_tie_accuracy: float  # held out: the clone's most likely move is among the teacher's best
+    value_mse: float  # held out, the critic of its best epoch
+    value_mse_of_zero: float  # held out, a critic that always says 0 (the outcome's own spread)
+    value_epoch: int  # the epoch whose critic was kept
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return dict(vars(self))
+
+
+def fit(
+    policy,
+    data: Decisions,
+    epochs: int,
+    batch_size: int = 512,
+    learning_rate: float = 1e-3,
+    value_coef: float = 1.0,
+    holdout: float = 0.05,
+    seed: int = 0,
+    log=None,
+) -> FitResult:
+    """Cross-entropy of the masked policy against the teacher's best moves, plus the value head's squared
+    error on the returns; Adam. The games held out (`holdout`) measure accuracy and value error after
+    every epoch, and the critic of the epoch with the least error is kept: outcomes are mostly luck,
+    and a critic memorises the games it saw long before the policy stops improving."""
+    started = time.process_time()
+    rng = np.random.default_rng(seed)
+    train, test = data.split(holdout)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    loss_sum, best_mse, best_epoch, best_critic = 0.0, float("inf"), 0, None
+    for epoch in range(epochs):
+        order = rng.permutation(len(train))
+        loss_sum, batches = 0.0, 0
+        for start in range(0, len(order), batch_size):
+            index = np.sort(order[start : start + batch_size])
+            obs, masks, best, returns = _tensors(train, index)
+            target = best / best.sum(dim=1, keepdim=True)
+            cross_entropy = -(target * masked_log_probs(policy, obs, masks)).sum(dim=1).mean()
+            value_error = torch.nn.functional.mse_loss(policy.predict_values(obs).squeeze(1), returns)
+            loss = cross_entropy + value_coef * value_error
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            loss_sum, batches = loss_sum + cross_entropy.item(), batches + 1
+        accuracy, mse = evaluate_clone(policy, test)
+        if mse < best_mse or not len(test):
+            best_mse, best_epoch = mse, epoch + 1
+            best_critic = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(CRITIC)}
+        if log is not None:
+            log(f"epoch {epoch + 1}/{epochs}: cross-entropy {loss_sum / batches:.4f}, held-out in-tie accuracy {accuracy:.4f}, value mse {mse:.4f}")
+    policy.set_training_mode(False)
+    if best_critic is not None:
+        policy.load_state_dict(best_critic, strict=False)
+    accuracy, mse = evaluate_clone(policy, test)
+    zero = float(np.mean(test.returns.astype(np.float64) ** 2)) if len(test) else 0.0
+    return FitResult(epochs, len(train), loss_sum / max(1, batches), accuracy, mse, zero, best_epoch, time.process_time() - started)
+
+
+def evaluate_clone(policy, data: Decisions, batch_size: int = 2048) -> tuple[float, float]:
+    """(in-tie accuracy, value mse) of `policy` on `data`."""
+    hits, squared = 0, 0.0
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            index = np.arange(start, min(len(data), start + batch_size))
+            obs, masks, best, returns = _tensors(data, index)
+            choice = masked_log_probs(policy, obs, masks).argmax(dim=1)
+            hits += int(best[torch.arange(len(index)), choice].sum())
+            squared += float(((policy.predict_values(obs).squeeze(1) - returns) ** 2).sum())
+    return hits / max(1, len(data)), squared / max(1, len(data))
+
+
+def _tensors(data: Decisions, index: np.ndarray):
+    return (
+        torch.from_numpy(data.observations[index].astype(np.float32)),
+        torch.from_numpy(data.masks[index]),
+        torch.from_numpy(data.best[index].astype(np.float32)),
+        torch.from_numpy(data.returns[index]),
+    )
+
+
+def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = True) -> tuple[list[Matchup], float]:
+    """The config's `warm_start`, into `policy` in place: collect, fit, evaluate the clone against every
+    baseline; writes `warm_start.json` into the run folder and returns the clone's evaluation and the
+    CPU seconds that evaluation took."""
+    ws = config.warm_start
+    log = print if progress else None
+    began = time.process_time()
+    data = collect(config.env, ws.teacher, ws.opponents or [ws.teacher], ws.games, config.ppo.gamma, seed=config.seed + WARM_SEED_OFFSET)
+    collected = time.process_time() - began
+    if log:
+        log(f"warm start: {len(data)} decisions of {ws.teacher} in {ws.games} games ({collected:.0f} CPU s)")
+    result = fit(policy, data, ws.epochs, ws.batch_size, ws.learning_rate, ws.value_coef, seed=config.seed, log=log)
+    rows, fitted = [], time.process_time()
+    if ws.eval_games:
+        agent = PolicyAgent(policy, name="warm start")
+        rows = evaluate(agent, config.env, ws.eval_games, seed=eval_seed, learner_seats=config.learner_seats)
+        if log:
+            log("the clone, before PPO:\n" + format_table(rows, config.learner_seats))
+    report = {
+        "teacher": ws.teacher,
+        "games": ws.games,
+        "decisions": len(data),
+        "collect_cpu_seconds": collected,
+        "fit": result.to_dict(),
+        "cpu_seconds": fitted - began,  # collecting and fitting
+        "eval_cpu_seconds": time.process_time() - fitted,
+        "results": [m.to_dict() for m in rows],
+    }
+    (Path(run_dir) / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
+    return rows, report["eval_cpu_seconds"]

@@ -1,0 +1,168 @@
+"""Network kinds, chosen by `network.kind`: `mlp` (SB3's separate policy and value MLPs over the flat
+observation) and `circles` (Cromlet: one small network shared by all 132 circles).
+
+`circles` reads the Observer's `circles` segment (one row of facts per circle) and a few global numbers
+(scores, claims left, hand sizes, deck size, wilds held). Every circle is embedded by the same weights;
+residual blocks let each circle see the mean of its cromlet and of the whole board. The logits of
+"play / play and claim / wild / wild and claim on circle c" come from circle c's embedding alone, so
+what is learnt about one circle holds for every circle in the same situation; the two trade actions
+come from pooled embeddings. The critic is a separate MLP (`hidden`) over the whole observation, so
+fitting values never moves the policy's weights (and a dense critic costs less than a second encoder).
+Everything is plain linear algebra, gathers and reductions: it exports to
+ONNX like the MLP.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.config import NETWORK_KINDS, NetworkConfig
+from tabletop.train.selfplay.policy import ACTIVATIONS, policy_kwargs
+
+GLOBAL_SEGMENTS = ("scores", "claims_left", "hand_sizes", "deck_size")
+
+
+def cromlet_structure(layout) -> dict[str, Any]:
+    """Where a Cromlet observation keeps what the `circles` network reads, as plain data (saved with the model)."""
+    from tabletop.envs.cromlet import board as B
+    from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
+
+    circles = layout.slice("circles")
+    entities, channels = layout.block(np.zeros(layout.size), "circles").shape
+    global_index = [layout.slice("hand").stop - 1]  # wilds held
+    for name in GLOBAL_SEGMENTS:
+        global_index += list(range(layout.slice(name).start, layout.slice(name).stop))
+    return {
+        "entity_offset": circles.start,
+        "entities": entities,
+        "channels": channels,
+        "global_index": global_index,
+        "group_of": B.CIRCLE_CROMLET.tolist(),
+        "entity_actions": TRADE_ONE // entities,
+        "extra_actions": NUM_ACTIONS - TRADE_ONE,
+    }
+
+
+def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:
+    """(policy class, its `policy_kwargs`) for a network config on the game `env`."""
+    needs = NETWORK_KINDS.get(network.kind, env.env_id)
+    if needs is not None and needs != env.env_id:
+        raise ValueError(f"network.kind {network.kind!r} reads {needs}'s observation, not {env.env_id}'s")
+    if network.kind == "mlp":
+        return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
+    if network.kind == "circles":
+        structure = cromlet_structure(env.make_raw().observer.layout)
+        return CirclePolicy, {
+            "structure": structure,
+            "width": network.width,
+            "blocks": network.blocks,
+            "critic": list(network.hidden),
+            "activation_fn": ACTIVATIONS[network.activation],
+        }
+    raise ValueError(f"unknown network.kind {network.kind!r}; allowed: {', '.join(NETWORK_KINDS)}")
+
+
+class _Block(nn.Module):
+    """One residual update: a circle's embedding, its cromlet's mean and the board's mean."""
+
+    def __init__(self, width: int, activation: type[nn.Module]):
+        super().__init__()
+        self.own = nn.Linear(width, width)
+        self.group = nn.Linear(width, width, bias=False)
+        self.board = nn.Linear(width, width, bias=False)
+        self.act = activation()
+
+
+class EntityEncoder(nn.Module):
+    """[batch, entities, channels] + [batch, globals] -> [batch, entities, width], weights shared by every entity."""
+
+    def __init__(self, channels: int, num_globals: int, group_of: list[int], width: int, blocks: int, activation: type[nn.Module]):
+        super().__init__()
+        group_of_t = torch.as_tensor(group_of, dtype=torch.long)
+        groups = int(group_of_t.max()) + 1
+        one_hot = torch.nn.functional.one_hot(group_of_t, groups).float()
+        self.register_buffer("group_of", group_of_t, persistent=False)
+        self.register_buffer("group_mean", (one_hot / one_hot.sum(0, keepdim=True)).T.contiguous(), persistent=False)
+        self.entity_in = nn.Linear(channels, width)
+        self.global_in = nn.Linear(num_globals, width, bias=False)
+        self.blocks = nn.ModuleList(_Block(width, activation) for _ in range(blocks))
+        self.act = activation()
+
+    def forward(self, entities: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+        h = self.act(self.entity_in(entities) + self.global_in(globals_).unsqueeze(1))
+        for block in self.blocks:
+            group = torch.matmul(self.group_mean, h)  # [batch, groups, width]: each cromlet's mean
+            board = h.mean(dim=1, keepdim=True)
+            h = h + block.act(block.own(h) + block.group(group)[:, self.group_of] + block.board(board))
+        return h
+
+
+def pooled(h: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+    return torch.cat([h.mean(dim=1), h.amax(dim=1), globals_], dim=1)
+
+
+class CircleExtractor(nn.Module):
+    """SB3's `mlp_extractor` slot: flat observation -> (action logits, value latent).
+
+    The actor's output already is one logit per action (the policy's `action_net` is the identity)."""
+
+    def __init__(self, features: int, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]):
+        super().__init__()
+        s = structure
+        self.offset, self.entities, self.channels = s["entity_offset"], s["entities"], s["channels"]
+        self.entity_actions = s["entity_actions"]
+        self.register_buffer("global_index", torch.as_tensor(s["global_index"], dtype=torch.long), persistent=False)
+        num_globals, pooled_size = len(s["global_index"]), 2 * width + len(s["global_index"])
+        self.actor = EntityEncoder(self.channels, num_globals, s["group_of"], width, blocks, activation)
+        self.entity_logits = nn.Linear(width, self.entity_actions)
+        self.extra_logits = nn.Sequential(nn.Linear(pooled_size, width), activation(), nn.Linear(width, s["extra_actions"]))
+        sizes = [features, *critic]
+        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+        self.latent_dim_pi = self.entity_actions * self.entities + s["extra_actions"]
+        self.latent_dim_vf = sizes[-1]
+
+    def _inputs(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        end = self.offset + self.entities * self.channels
+        entities = features[:, self.offset : end].reshape(-1, self.entities, self.channels)
+        return entities, torch.index_select(features, 1, self.global_index)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        entities, globals_ = self._inputs(features)
+        h = self.actor(entities, globals_)
+        per_entity = self.entity_logits(h).transpose(1, 2).reshape(h.shape[0], -1)  # action = kind * 132 + circle
+        return torch.cat([per_entity, self.extra_logits(pooled(h, globals_))], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.critic(features)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class CirclePolicy(MaskableActorCriticPolicy):
+    """MaskableActorCriticPolicy with the `circles` network in its `mlp_extractor` slot."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32, blocks: int = 1,
+                 critic: tuple[int, ...] = (256, 256), **kwargs):
+        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = CircleExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()
+        if self.ortho_init:  # near-uniform first policy, as SB3 does with its action head
+            for head in (self.mlp_extractor.entity_logits, self.mlp_extractor.extra_logits[-1]):
+                head.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}
