@@ -2,7 +2,7 @@
 
 Layers, lowest first: `envs.core` -> each game's data modules -> `rules` -> `observe` / `render` ->
 the entry module `envs.<game>_v0` -> `envs.registry` -> `agents` -> `train` (its rooms `evaluation` and
-`serving` -> `selfplay`, which evaluates its learner while it trains -> `cli`). Imports are read from the
+`serving` -> `selfplay`, which evaluates its learner while it trains -> `web` and `rllib` -> `cli`). Imports are read from the
 source (every `import` statement, also those inside functions); a module's own parent packages are not
 counted as imports (Python runs them first, whatever the module imports).
 """
@@ -103,7 +103,7 @@ def _layer(name: str) -> int:
     parts = name.split(".")[1:]
     if parts[0] == "train":
         room = parts[1] if len(parts) > 1 else "cli"
-        return {"evaluation": 7, "serving": 7, "selfplay": 8}.get(room, 9)
+        return {"evaluation": 7, "serving": 7, "selfplay": 8, "web": 9, "rllib": 9}.get(room, 10)
     if parts[0] == "agents":
         return 6
     if parts == ["envs"] or parts[:2] == ["envs", "registry"]:

@@ -1,4 +1,5 @@
-"""The `tabletop` command: training, evaluation, tournaments, benchmarks, export, the agent server, play.
+"""The `tabletop` command: training, evaluation, tournaments, benchmarks, export, the agent server, play,
+and the web server for play in the browser.
 
 Each subcommand parses its arguments, builds the game as an `EnvSpec` and calls one room of
 `tabletop.train`; the rooms are imported only when their subcommand runs, so the command starts without
@@ -10,12 +11,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from tabletop.envs import ENV_IDS, EnvSpec
 
-AGENT_SPECS = "random, a heuristic name, ppo:PATH, onnx:DIR"
+AGENT_SPECS = "random, a heuristic name, pretrained, ppo:PATH, onnx:DIR"
+DISTRIBUTION = "tabletop-rl"
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's, once installed)."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1 (game counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def env_spec(env_id: str, env_kwargs: str | None) -> EnvSpec:
@@ -24,6 +47,10 @@ def env_spec(env_id: str, env_kwargs: str | None) -> EnvSpec:
         kwargs = json.loads(env_kwargs) if env_kwargs is not None else {}
     except json.JSONDecodeError as err:
         raise ValueError(f"--env-kwargs is not valid JSON ({err}): {env_kwargs}") from None
+    except RecursionError:
+        raise ValueError("--env-kwargs is nested too deeply: give a flat JSON object such as '{\"num_players\": 3}'") from None
+    except ValueError as err:  # an integer literal beyond Python's digit limit
+        raise ValueError(f"--env-kwargs holds a number too long to read: {str(err).split(':')[0]}") from None
     if not isinstance(kwargs, dict):
         raise ValueError(f"--env-kwargs must be a JSON object such as '{{\"num_players\": 3}}', got {env_kwargs}")
     return EnvSpec(env_id, kwargs)
@@ -44,11 +71,37 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from tabletop.train.selfplay.checkpoints import TrainingInterrupted
     from tabletop.train.selfplay.config import load_config
     from tabletop.train.selfplay.trainer import summary, train
 
-    config = load_config(args.config)
-    result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+    try:
+        config = load_config(args.config)
+    except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
+        raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
+    if config.backend == "rllib":
+        return _train_rllib(config, args)
+    try:
+        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+    except TrainingInterrupted as stop:  # Ctrl-C: the checkpoint is written; say how to continue, no traceback
+        print(f"\n{stop.advice(args.config, args.steps)}", file=sys.stderr)
+        return 130
+    print(summary(result, config))
+    return 0
+
+
+def _train_rllib(config, args: argparse.Namespace) -> int:
+    """`backend: rllib`: the same command on Ray RLlib, locally or on the cluster at `ray_address`."""
+    from tabletop.train.rllib import require
+
+    require()
+    from tabletop.train.rllib.trainer import summary, train
+
+    try:
+        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print("\ntraining stopped; the run folder keeps the checkpoints written so far", file=sys.stderr)
+        return 130
     print(summary(result, config))
     return 0
 
@@ -67,20 +120,44 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.train is not None:
+        if args.env_id is not None or args.env_kwargs is not None:
+            raise ValueError("--train CONFIG measures training on the config's game: give GAME or --train, not both")
+        from tabletop.train.selfplay.config import load_config
+        from tabletop.train.selfplay.throughput import compare_paths, report
+
+        config = load_config(args.train)
+        if config.backend == "rllib":
+            raise ValueError(f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}")
+        rounds = args.rounds or 2
+        speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games)
+        print(report(config, args.train, speeds, rounds))
+        return 0
+    if args.train_steps is not None or args.batched_games is not None:
+        raise ValueError("--train-steps and --batched-games go with --train CONFIG")
+    if args.env_id is None:
+        raise ValueError("give a GAME to measure random play, or --train CONFIG to measure training")
     from tabletop.train.evaluation.bench import compare
 
-    print(compare(env_spec(args.env_id, args.env_kwargs), args.baseline, args.games, args.baseline_games, args.seed))
+    env = env_spec(args.env_id, args.env_kwargs)
+    print(compare(env, args.baseline, args.games, args.baseline_games, args.seed, args.rounds or 10))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
+    from tabletop.train.rllib.policy import is_rllib_run
     from tabletop.train.serving.export import export_trained
 
     if args.env_kwargs is not None and args.env_id is None:
         raise ValueError("--env-kwargs needs --env-id: they name the game together")
     env = env_spec(args.env_id, args.env_kwargs) if args.env_id is not None else None
-    meta = export_trained(args.source, args.out, env)
+    if is_rllib_run(args.source):
+        from tabletop.train.rllib.export import export_run
+
+        meta = export_run(args.source, args.out, env)
+    else:
+        meta = export_trained(args.source, args.out, env)
     check = meta["verification"]
     print(
         f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
@@ -94,13 +171,21 @@ def _agent(args: argparse.Namespace) -> int:
     from tabletop.agents import OnnxAgent
     from tabletop.train.serving.agent_server import AgentServer
 
-    AgentServer(OnnxAgent(args.model)).serve(sys.stdin, sys.stdout)
+    server = AgentServer(OnnxAgent(args.model))
+    try:
+        server.serve(sys.stdin.buffer, sys.stdout)  # bytes: the server checks each line's encoding itself
+    except BrokenPipeError:  # the client closed its end: nobody is left to answer
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush cannot fail again
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
 def _play(args: argparse.Namespace) -> int:
     from tabletop.train.serving.play import InputEnded, play
 
+    if hasattr(sys.stdin, "reconfigure"):  # a typed byte that is not UTF-8 becomes U+FFFD, a wrong answer, not a crash
+        sys.stdin.reconfigure(errors="replace")
     try:
         play(env_spec(args.env_id, args.env_kwargs), args.opponent, args.seat, args.seed)
     except InputEnded as err:
@@ -112,6 +197,32 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from tabletop.train.web.server import serve
+    except ImportError as err:  # the web extra is not installed
+        raise ValueError(f"the web server needs the web extra ({err.name} is missing): pip install 'tabletop-rl[web]'") from None
+    try:
+        serve(args.host, args.port, tuple(args.policy), max_tables=args.max_tables, open_browser=args.open)
+    except OSError as err:  # the port is taken, or the address is not this machine's
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from tabletop.train.evaluation.soak import SoakFailure, soak
+
+    try:
+        report = soak(env_spec(args.env_id, args.env_kwargs), args.games, seed=args.seed)
+    except SoakFailure as failure:
+        print(f"tabletop soak: FAILED: {failure}", file=sys.stderr)
+        return 1
+    print(report.line())
+    return 0
+
+
 # --- the parser -----------------------------------------------------------------------------------------------
 def _game_arguments(p: argparse.ArgumentParser, example: str = '{"num_players": 3}') -> None:
     p.add_argument("env_id", metavar="GAME", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
@@ -120,18 +231,19 @@ def _game_arguments(p: argparse.ArgumentParser, example: str = '{"num_players": 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop", description="tabletop-rl: four tabletop games for multi-agent RL")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("tournament", help="play seeded games between named agents (seats rotate every game)")
     _game_arguments(t, '{"num_players": 4}')
     t.add_argument("agents", nargs="+", help=f"agent specs: {AGENT_SPECS}")
-    t.add_argument("--games", type=int, default=200)
+    t.add_argument("--games", type=positive_int, default=200)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--json", help="also write the results to this JSON file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_tournament)
 
-    tr = sub.add_parser("train", help="self-play MaskablePPO against heuristics, random and snapshots (YAML config)")
+    tr = sub.add_parser("train", help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib")
     tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml")
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
     tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
@@ -142,22 +254,33 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="round robin among agents: win-rate matrix and OpenSkill ratings")
     _game_arguments(e)
     e.add_argument("agents", nargs="+", help=f"two or more agent specs: {AGENT_SPECS}")
-    e.add_argument("--games", type=int, default=200, help="games per pair of agents")
+    e.add_argument("--games", type=positive_int, default=200, help="games per pair of agents")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", help="write round_robin.json, win_rates.csv, ratings.csv and win_rates.png here")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
 
-    b = sub.add_parser("bench", help="random-play throughput against a PettingZoo classic env in the same run")
-    _game_arguments(b)
+    b = sub.add_parser(
+        "bench",
+        help="random-play throughput against a PettingZoo classic env, or (--train) learner throughput of the "
+        "training paths, in the same run",
+    )
+    b.add_argument("env_id", metavar="GAME", nargs="?", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
+    b.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}'")
     b.add_argument("--baseline", default="connect_four_v3")
-    b.add_argument("--games", type=int, default=200)
-    b.add_argument("--baseline-games", type=int, default=500)
+    b.add_argument("--games", type=positive_int, default=200)
+    b.add_argument("--baseline-games", type=positive_int, default=500)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--rounds", type=positive_int, help="the sides take turns this many times, so load hits both alike "
+                   "(default: 10 for random play, 2 with --train)")
+    b.add_argument("--train", metavar="CONFIG", help="instead: learner steps/s of the old (dummy) and batched training paths on this config")
+    b.add_argument("--train-steps", type=positive_int, help="with --train: learner steps per path and round (default 8192)")
+    b.add_argument("--batched-games", type=positive_int, help="with --train: the batched path plays this many games, "
+                   "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)")
     b.set_defaults(func=_bench)
 
     x = sub.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
-    x.add_argument("source", metavar="RUN_OR_CHECKPOINT", help="a run folder, a checkpoint folder or a model .zip")
+    x.add_argument("source", metavar="RUN_OR_CHECKPOINT", help="a run folder, a checkpoint folder, a model .zip or an RLlib run's policy.pt")
     x.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     x.add_argument("--env-id", choices=ENV_IDS, help="the game, for a model zip outside a run folder")
     x.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, with --env-id")
@@ -176,6 +299,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
     p.add_argument("--seed", type=int, help="deal seed (default: a fresh deal)")
     p.set_defaults(func=_play)
+
+    s = sub.add_parser("soak", help="random games with every invariant and the state validator checked on every step")
+    _game_arguments(s, '{"variant": "junior"}')
+    s.add_argument("--games", type=positive_int, default=1000)
+    s.add_argument("--seed", type=int, default=0, help="game g is seeded SEED + g")
+    s.set_defaults(func=_soak)
+
+    w = sub.add_parser("serve", help="play and watch in the browser: a local web page for every game (docs/play.md)")
+    w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only; "
+                   "0.0.0.0 lets others on the network join a table by its links)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    w.add_argument("--policy", action="append", default=[], metavar="SPEC",
+                   help="also offer this policy (onnx:DIR or ppo:PATH) as a player; repeat for more")
+    w.add_argument("--max-tables", type=positive_int, default=200,
+                   help="tables held at once (default 200); finished and idle ones make room for new ones")
+    w.add_argument("--open", action="store_true", help="open the page in the default browser")
+    w.set_defaults(func=_serve)
     return parser
 
 
