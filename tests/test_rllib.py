@@ -243,7 +243,7 @@ RUNS = [
     ("chromino_v0", {}),
     ("kings_cribbage_v0", {}),
     ("krz_grtn_v0", {"learner_seats": "all", "env_kwargs": {"num_players": 4}}),
-    ("cromlet_v0", {"algorithm": "appo", "total_steps": 512}),  # asynchronous: its first updates lag the samples
+    ("cromlet_v0", {"algorithm": "appo", "total_steps": 2048}),  # asynchronous: its first updates lag the samples
 ]
 
 
