@@ -94,3 +94,15 @@ def test_play_survives_bytes_that_are_not_utf8():
     out = done.stdout.decode()
     assert done.returncode == 1 and "input ended before the game did" in done.stderr.decode()
     assert out.count("is not a choice") == 2 and out.count("you: ") == 1
+
+
+def test_tournament_json_is_plain_json(tmp_path):
+    """Win counts reach the file as ints (numpy scalars once made `--json` crash)."""
+    import json
+
+    from tabletop.train.cli import main
+
+    out = tmp_path / "result.json"
+    assert main(["tournament", "cromlet_v0", "patient", "greedy", "--games", "4", "--quiet", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())["agents"]["patient"]
+    assert record["wins"] + record["draws"] + record["losses"] == 4

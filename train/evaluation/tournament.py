@@ -81,14 +81,14 @@ class TournamentResult:
             "games": self.games,
             "games_per_second": self.games_per_second,
             "agents": {
-                spec: {
-                    "seats": r.seats_played,
-                    "wins": r.wins,
-                    "draws": r.draws,
-                    "losses": r.losses,
-                    "win_rate": r.win_rate,
-                    "win_rate_95ci": list(r.interval),
-                    "mean_score": r.mean_score,
+                spec: {  # plain ints and floats: numpy scalars are not JSON
+                    "seats": int(r.seats_played),
+                    "wins": int(r.wins),
+                    "draws": int(r.draws),
+                    "losses": int(r.losses),
+                    "win_rate": float(r.win_rate),
+                    "win_rate_95ci": [float(x) for x in r.interval],
+                    "mean_score": float(r.mean_score),
                 }
                 for spec, r in self.records.items()
             },
