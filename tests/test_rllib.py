@@ -325,3 +325,13 @@ def _heuristics(env_id: str) -> list[str]:
     from tabletop.agents.registry import heuristics
 
     return list(heuristics(env_id))
+
+
+def test_an_iteration_where_no_game_ended_counts_zero_games(ray_lib):
+    """RLlib sums a metric not logged this iteration to NaN (seen with APPO's asynchronous samplers)."""
+    from tabletop.train.rllib.stats import KEY, summarize
+
+    nan = float("nan")
+    assert summarize({KEY: {"games": {"all": nan, "patient": nan}, "outcome_sum": {"all": nan}}}) == {"games": 0.0}
+    row = summarize({KEY: {"games": {"all": 4.0, "patient": 4.0, "random": nan}, "outcome_sum": {"all": 2.0}, "wins": {"patient": 3.0}}})
+    assert row == {"games": 4.0, "mean_outcome": 0.5, "win_rate_vs_patient": 0.75}

@@ -7,6 +7,8 @@ from the env's final info instead: per opponent kind, games and wins (`self` for
 
 from __future__ import annotations
 
+import math
+
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from tabletop.train.rllib.table import LEARNER, module_of
@@ -34,10 +36,17 @@ def summarize(env_runner_results: dict) -> dict[str, float]:
     """Per iteration: games finished, the learner's mean result (+1 win, -1 loss) and win rate per opponent kind."""
     found = env_runner_results.get(KEY, {})
     games = found.get("games", {})
-    row = {"games": float(games.get("all", 0.0))}
+    row = {"games": number(games.get("all"))}
     if row["games"]:
-        row["mean_outcome"] = float(found["outcome_sum"]["all"]) / row["games"]
+        row["mean_outcome"] = number(found.get("outcome_sum", {}).get("all")) / row["games"]
     for kind, count in games.items():
-        if kind != "all" and count > 0:  # a kind met in earlier iterations only reads NaN
-            row[f"win_rate_vs_{kind}"] = float(found.get("wins", {}).get(kind, 0.0)) / float(count)
+        if kind != "all" and number(count) > 0:
+            row[f"win_rate_vs_{kind}"] = number(found.get("wins", {}).get(kind)) / number(count)
     return row
+
+
+def number(value) -> float:
+    """A summed metric as a float: RLlib reports NaN for a key met in earlier iterations only (and, with
+    asynchronous samplers such as APPO's, for `all` in an iteration where no game ended)."""
+    value = float(value) if value is not None else 0.0
+    return 0.0 if math.isnan(value) else value

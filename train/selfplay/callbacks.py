@@ -72,6 +72,8 @@ class SelfPlayCallback(BaseCallback):
         for kind, outcomes in by_kind.items():
             self.logger.record(f"selfplay/win_rate_vs_{kind}", float(np.mean(np.array(outcomes) > 0)))
         self.logger.record("selfplay/snapshots", len(self.run.snapshots))
+        # this process's CPU time so far (warm start and evaluations included): a run's cost, even if it is killed
+        self.logger.record("time/process_cpu_seconds", time.process_time())
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
