@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
@@ -180,6 +181,7 @@ def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy():
     favourite = int(np.flatnonzero(~env.action_masks()[0])[0])  # illegal at the first decision of game 0
     with torch.no_grad():
         model.policy.action_net.bias[favourite] = 1e4
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     model.learn(96)  # an illegal action would raise IllegalActionError inside the env
     buffer = model.rollout_buffer
     actions = buffer.actions.reshape(-1).astype(int)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop.train.selfplay.config import ConfigError, load_config
@@ -101,6 +102,7 @@ def test_masks_reach_the_policy(config):
         model.policy.action_net.bias[favourite] = 1e4
     unmasked, _ = model.predict(env.reset(seed=0)[0], deterministic=True)
     assert int(unmasked) == favourite  # without the mask the policy would play the illegal action
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     model.learn(96)  # an illegal action would raise IllegalActionError inside the env
     buffer = model.rollout_buffer
     actions = buffer.actions.reshape(-1).astype(int)

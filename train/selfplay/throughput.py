@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 
 from tabletop.train.selfplay.config import TrainConfig
 from tabletop.train.selfplay.policy import actor_weights
@@ -75,6 +76,7 @@ def learn_once(config: TrainConfig, kind: str, steps: int) -> PathSpeed:
             weights = actor_weights(model.policy)
             for k in range(config.opponents.max_snapshots):
                 vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
+        model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-* folder per call
         clock = _RolloutClock()
         began = time.perf_counter()
         model.learn(steps, callback=clock)
