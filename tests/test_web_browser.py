@@ -33,11 +33,12 @@ pytestmark = pytest.mark.skipif(
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
          "--disable-background-networking", "--disable-component-update"]  # no traffic beyond the page's own
 SCREENSHOTS = os.environ.get("TABLETOP_WEB_SCREENSHOTS")
-GAMES = {  # game, arguments, the heuristic across the table, the step after which a picture is taken
-    "cromlet_v0": ({}, "greedy", 30),
-    "chromino_v0": ({}, "most_contacts", 24),
-    "kings_cribbage_v0": ({}, "greedy", 30),
-    "krz_grtn_v0": ({"num_players": 3}, "skeleton", 16),
+GAMES = {  # label: game, arguments, the heuristic across the table, the step after which a picture is taken
+    "cromlet_v0": ("cromlet_v0", {}, "greedy", 30),
+    "chromino_v0": ("chromino_v0", {}, "most_contacts", 24),
+    "kings_cribbage_v0": ("kings_cribbage_v0", {}, "greedy", 30),
+    "kings_cribbage_moves": ("kings_cribbage_v0", {"action_mode": "moves"}, "greedy", 10),
+    "krz_grtn_v0": ("krz_grtn_v0", {"num_players": 3}, "skeleton", 16),
 }
 FIRST_LOAD_LIMIT = 200_000
 """Bytes a table page may take on first load (HTML, scripts, styles, the games list), the runtime aside."""
@@ -107,10 +108,10 @@ def play_by_clicks(page, seed: int, on_turn=None, max_clicks: int = 4000) -> int
         assert clicks < max_clicks, "the game did not end"
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, game):
+@pytest.mark.parametrize("label", GAMES)
+def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, label):
     base, lobby = site
-    args, heuristic, picture_step = GAMES[game]
+    game, args, heuristic, picture_step = GAMES[label]
     count = 3 if game == "krz_grtn_v0" else 2
     made = new_table(page, base, {"game": game, "args": args, "seats": ["you", *[heuristic] * (count - 1)], "seed": 7})
     page.goto(base + made["link"].lstrip("/"))
@@ -122,7 +123,7 @@ def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, game):
             if not page.locator("#board .legal:not(.pick)").count():
                 page.locator(CLICKABLE[2]).first.click()  # pick a tile, so the picture shows where it may go
             page.wait_for_timeout(800)  # let the last move arrive on screen
-            page.screenshot(path=str(Path(SCREENSHOTS) / f"web_{game.removesuffix('_v0')}.png"), animations="disabled", full_page=True)
+            page.screenshot(path=str(Path(SCREENSHOTS) / f"web_{label.removesuffix('_v0')}.png"), animations="disabled", full_page=True)
             shot.append(step)
 
     clicks = play_by_clicks(page, seed=1, on_turn=picture)
@@ -140,6 +141,25 @@ def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, game):
     page.click("#last")
     page.wait_for_selector(f"body[data-step='{len(table.moves)}'][data-reviewing='0']")
 
+
+def test_a_kings_cribbage_move_in_moves_mode_is_one_click_on_a_cell_it_covers(page, site):
+    base, lobby = site
+    made = new_table(page, base, {"game": "kings_cribbage_v0", "args": {"action_mode": "moves"}, "seats": ["you", "greedy"], "seed": 3})
+    page.goto(base + made["link"].lstrip("/"))
+    entry, _ = lobby.find(made["link"].rsplit("/", 1)[1])
+    page.wait_for_selector("body[data-my-turn='1']")
+    state = entry.table.state
+    offered = state.view(0)["offered"]
+    covered = {a % state.game.cells for move in offered for a in move}
+    cells = {int(c) for c in page.locator("#board g.cell.legal").evaluate_all("(gs) => gs.map((g) => g.dataset.cell)")}
+    assert cells == covered  # exactly the cells some offered move covers
+    step = int(page.evaluate("document.body.dataset.step"))
+    page.locator("#board g.cell.legal").first.click()
+    if page.locator("#menu:not([hidden]) button.choice").count():  # several offered moves cover the cell
+        page.locator("#menu:not([hidden]) button.choice").first.click()
+    page.wait_for_selector(f"body[data-step='{step + 1}']")
+    seat, action = entry.table.moves[step]
+    assert seat == 0 and action < state.game.max_moves  # a whole offered move, played by one choice
 
 def test_the_krz_guesser_never_sees_the_target(page, site):
     base, lobby = site

@@ -60,17 +60,18 @@ def _chromino(game) -> dict[str, Any]:
 
 
 def _kings_cribbage(game) -> dict[str, Any]:
-    return {
+    tiles = {
         "board_size": game.board_size,
         "cells": game.cells,
         "face_kind": kc_tiles.FACE_KIND.tolist(),
         "face_value": kc_tiles.FACE_VALUE.tolist(),
         "ranks": kc_tiles.NUM_RANKS,
         "short_rank": list(kc_tiles.SHORT_RANK),
-        "commit": game.commit_action,
-        "mark_base": game.mark_base,
-        "exchange": game.exchange_action,
+        "action_mode": game.action_mode,
     }
+    if game.moves_mode:  # actions 0..max_moves-1 play the seat's offered moves (its view's `offered`)
+        return {**tiles, "max_moves": game.max_moves}
+    return {**tiles, "commit": game.commit_action, "mark_base": game.mark_base, "exchange": game.exchange_action}
 
 
 def _krz_grtn(game) -> dict[str, Any]:

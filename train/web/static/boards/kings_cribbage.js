@@ -1,7 +1,8 @@
 // Kings Cribbage as on the table: light (ivory) and dark (ebony) tiles on a square board, the move being
 // built framed in orange. Pick a tile from your rack, then click a highlighted cell (a 6 or a 9 that may lie
 // either way asks which); commit when the tiles make a move. With no move, click tiles to set aside for the
-// exchange, then pass.
+// exchange, then pass. In the move-level mode (action_mode "moves") every cell that one of the offered whole
+// moves covers is highlighted; a click plays the move, or asks which when several cover the cell.
 import { svg, clickable, fresh, setViewBox } from "/static/draw.js";
 
 const CELL = 40, EDGE = 22, RACK_TILE = 44;
@@ -19,6 +20,7 @@ function faceOf(action, S) { return Math.floor(action / S.cells); }
 
 export default {
   target(action, frame, S) {
+    if (S.action_mode === "moves") return action < S.max_moves ? `move:${action}` : null; // pass, exchanges: buttons
     if (action < S.commit) return `cell:${action % S.cells}`;
     if (action >= S.mark_base && action < S.exchange) return `rack:${action - S.mark_base}`;
     return null; // commit, pass: buttons
@@ -61,7 +63,10 @@ export default {
         fresh(g, prev && !prevPending.has(cell));
         tile(g, x, y, CELL, ...pending.get(cell), true);
       }
-      if (sel.kind !== undefined) {
+      if (S.action_mode === "moves") {
+        const covering = (v.offered || []).flatMap((move, i) => (move.some((a) => a % S.cells === cell) ? [`move:${i}`] : []));
+        clickable(group, ui, covering, (gr) => svg("rect", { class: "hl", x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6, rx: 6 }, gr));
+      } else if (sel.kind !== undefined) {
         clickable(group, ui, [`cell:${cell}`], (gr) => svg("rect", { class: "hl", x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6, rx: 6 }, gr),
           (a) => S.face_kind[faceOf(a, S)] === sel.kind);
       }
@@ -90,7 +95,7 @@ export default {
           clickable(group, ui, [`rack:${kind}`], outline);
           return;
         }
-        const placeable = [...ui.keys.values()].flat().some(([a]) => a < S.commit && S.face_kind[faceOf(a, S)] === kind);
+        const placeable = S.action_mode !== "moves" && [...ui.keys.values()].flat().some(([a]) => a < S.commit && S.face_kind[faceOf(a, S)] === kind);
         if (!placeable) return;
         if (sel.kind === kind) { outline(group); return; }
         group.classList.add("legal", "pick");
