@@ -244,7 +244,7 @@ def test_illegal_action_raises_and_changes_nothing(env_id, config):
 
 @contract
 def test_illegal_action_penalize_ends_the_game_with_minus_one_for_the_offender(env_id, config):
-    """-1 for the offender and 0 for the others; in a cooperative game the whole team shares the -1."""
+    """-1 for the offender and its teammates (Cromlet teams; every seat in a cooperative game), 0 for the others."""
     env = EnvSpec(env_id, {**config, "illegal_action": "penalize"}).make()
     env.reset(seed=2)
     agent = env.agent_selection
@@ -252,7 +252,9 @@ def test_illegal_action_penalize_ends_the_game_with_minus_one_for_the_offender(e
     assert all(env.terminations.values())
     shared = env_id in COOPERATIVE
     assert getattr(env.unwrapped.game, "shared_reward", False) == shared
-    assert env.rewards == {a: -1.0 if shared or a == agent else 0.0 for a in env.possible_agents}
+    team_of = getattr(env.unwrapped.game, "team_of", np.arange(len(env.possible_agents)))
+    offender = team_of[env.possible_agents.index(agent)]
+    assert env.rewards == {a: -1.0 if shared or team_of[i] == offender else 0.0 for i, a in enumerate(env.possible_agents)}
     assert "illegal_action" in env.infos[agent]
 
 

@@ -28,7 +28,7 @@ ADAPTER_PARAMETERS = Parameters(
     Param("render_mode", None, "what `render()` does: `human` prints the text table, `ansi` returns it, "
           "`rgb_array` returns the picture", choices=(None, *RENDER_MODES)),
     Param("illegal_action", "raise", "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
-          "offender (for every seat in a cooperative game)", choices=("raise", "penalize")),
+          "offender (its whole team in a team game, every seat in a cooperative one)", choices=("raise", "penalize")),
 )
 
 
@@ -36,9 +36,8 @@ class TabletopEnv(AECEnv):
     """AEC adapter composing a game's rules, its observer and its renderer.
 
     `observation_mode="omniscient"` puts every hidden fact into each observation;
-    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising (for every
-    seat when the game's `shared_reward` is true: a cooperative team shares its penalty as it shares
-    its reward). Observation and state spaces are the Boxes of the layouts' declared value ranges.
+    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising (for its
+    team too: teammates share a penalty as they share a score; `offending_team`). Observation and state spaces are the Boxes of the layouts' declared value ranges.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
@@ -186,17 +185,23 @@ class TabletopEnv(AECEnv):
         )
 
     def _penalize(self, agent: str, action: Any) -> None:
-        if getattr(self.game, "shared_reward", False):
-            self._set_rewards(np.full(self.game.num_players, -1.0))
-        else:
-            self._set_rewards(np.zeros(self.game.num_players))
-            self.rewards[agent] = -1.0
+        self._set_rewards(np.where(offending_team(self.game, self._seat[agent]), -1.0, 0.0))
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {"illegal_action": self._illegal_message(agent, action)}
         self._accumulate_rewards()
 
     def _set_rewards(self, values: np.ndarray) -> None:
         self.rewards = {a: float(values[self._seat[a]]) for a in self.agents}
+
+
+def offending_team(game, seat: int) -> np.ndarray:
+    """Per seat, whether it shares `seat`'s penalty: its team (a game's `team_of`), every seat in a
+    cooperative game (`shared_reward`), else the seat alone."""
+    seats = np.arange(game.num_players)
+    if getattr(game, "shared_reward", False):
+        return np.ones(game.num_players, dtype=bool)
+    team_of = getattr(game, "team_of", None)
+    return team_of == team_of[seat] if team_of is not None else seats == seat
 
 
 def wrap(env: TabletopEnv) -> AECEnv:

@@ -60,7 +60,8 @@ class Game(Protocol):
     """A game under one configuration. Built as `GameClass(**params)`, validated by `parameters`.
 
     Optional: a class attribute `shared_reward = True` marks a cooperative game (one team, one reward),
-    so the adapter's `illegal_action="penalize"` gives every seat the -1; absent, it is False.
+    so the adapter's `illegal_action="penalize"` gives every seat the -1; absent, it is False. A game
+    played in teams has `team_of` (seat -> team, an int array), and the offender's teammates share the -1.
     """
 
     name: str
