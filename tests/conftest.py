@@ -20,3 +20,26 @@ def cromlet_onnx_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("cromlet_export")
     export_policy(policy, out, spec)
     return out
+
+
+@pytest.fixture
+def play_legal_game():
+    """`play(agent, spec, seed, seats)`: one seeded game with `agent` in `seats` (every seat if None) and the
+    first legal action elsewhere, checking every move the agent makes against the mask."""
+    import numpy as np
+
+    def play(agent, spec, seed: int, seats=(0,)) -> None:
+        env = spec.make_raw()
+        env.reset(seed=seed)
+        state = env.game_state
+        while not state.is_terminal():
+            seat = state.current_player
+            mask = state.legal_action_mask()
+            if seats is None or seat in seats:
+                action = agent.act(env.observer.encode(state, seat), mask, state.view(seat))
+                assert mask[action], f"{agent} chose masked action {action}"
+            else:
+                action = int(np.flatnonzero(mask)[0])
+            state.apply(action)
+
+    return play

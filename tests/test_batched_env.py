@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import DummyVecEnv
@@ -214,16 +215,25 @@ def test_bad_arguments_are_named():
         env.env_method("render")
 
 
-def test_bench_train_measures_both_paths_in_one_run(capsys):
+def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     from tabletop.train.cli import main
 
     assert main(["bench", "--train", str(SMOKE / "cromlet.yaml"), "--train-steps", "128", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:4]}
     assert set(rows) == {"dummy", "batched"}
-    assert rows["dummy"][0] == rows["batched"][0] == "2"  # games: the config's
-    assert all(float(values[1]) > 0 and float(values[2]) > 0 for values in rows.values())  # learner, rollout steps/s
+    assert rows["dummy"][:2] == rows["batched"][:2] == ["mlp", "2"]  # network and games: the config's
+    assert all(float(values[2]) > 0 and float(values[3]) > 0 for values in rows.values())  # learner, rollout steps/s
     assert "ratio (batched / dummy): learner steps/s" in out
+    circles = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
+    circles["network"] = {**circles.get("network", {}), "kind": "circles"}
+    (tmp_path / "circles.yaml").write_text(yaml.safe_dump(circles))
+    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "cromlet.yaml"),
+                 "--train-steps", "128", "--rounds", "1"]) == 0
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[2:4]}
+    assert rows == {"dummy": "mlp", "batched": "circles"}  # the old path trains the old config
+    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
+    assert "compare one game" in capsys.readouterr().err
     assert main(["bench", "cromlet_v0", "--train", str(SMOKE / "cromlet.yaml")]) == 2
     assert "give GAME or --train, not both" in capsys.readouterr().err
     assert main(["bench"]) == 2

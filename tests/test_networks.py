@@ -93,7 +93,7 @@ def test_circles_policy_exports_to_onnx_and_agrees_with_torch(tmp_path):
     np.testing.assert_array_equal(actions, np.argmax(np.where(masks > 0.5, logits, -np.inf), axis=1))
 
 
-def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path):
+def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path, play_legal_game):
     data = yaml.safe_load((REPO / "configs/smoke/cromlet.yaml").read_text())
     data["network"] = {"kind": "circles", "width": 8, "blocks": 1, "hidden": [16]}
     config = parse_config(data)
@@ -101,16 +101,7 @@ def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path):
     spec = EnvSpec("cromlet_v0")
     export.export_trained(result.run_dir, tmp_path / "export")
     for agent_spec in (f"ppo:{result.run_dir}", f"onnx:{tmp_path / 'export'}"):
-        agent = make_agent(spec, agent_spec)
-        env = spec.make_raw()
-        env.reset(seed=3)
-        state = env.game_state
-        while not state.is_terminal():
-            seat = state.current_player
-            mask = state.legal_action_mask()
-            action = agent.act(env.observer.encode(state, seat), mask, state.view(seat)) if seat == 0 else int(np.flatnonzero(mask)[0])
-            assert mask[action]
-            state.apply(action)
+        play_legal_game(make_agent(spec, agent_spec), spec, seed=3)
 
 
 def test_circles_kind_is_refused_for_a_game_without_circles():

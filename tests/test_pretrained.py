@@ -36,10 +36,10 @@ def test_every_shipped_policy_plays_legal_moves_for_its_game(folder):
 
 def test_pretrained_matches_the_game_and_ignores_what_a_policy_never_sees():
     assert pretrained_folder(EnvSpec("cromlet_v0", {"render_mode": "ansi", "reward": "score"})) == pretrained_folder(EnvSpec("cromlet_v0"))
-    with pytest.raises(ValueError, match=r"no pretrained policy for cromlet_v0\(num_players=3\); shipped: cromlet_v0"):
+    with pytest.raises(ValueError, match=r"no pretrained policy for cromlet_v0\(num_players=3\); shipped: .*cromlet_v0\(num_players=2\)"):
         make_agent(EnvSpec("cromlet_v0", {"num_players": 3}), "pretrained")
-    with pytest.raises(ValueError, match="no pretrained policy for chromino_v0"):
-        make_agent("chromino_v0", "pretrained")
+    with pytest.raises(ValueError, match=r"no pretrained policy for chromino_v0\(num_players=3\)"):
+        make_agent(EnvSpec("chromino_v0", {"num_players": 3}), "pretrained")
 
 
 def test_pretrained_plays_in_a_tournament_from_the_command_line(capsys):

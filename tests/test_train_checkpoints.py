@@ -154,3 +154,17 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     assert read_checkpoint(Path(saved.group(1))).step >= 128
     assert f"resume with: tabletop train {config_path} --resume {run} --steps 1000000" in err
     assert torch.load(Path(saved.group(1)) / "pool.pt", weights_only=False)["snapshots"]
+
+
+def test_a_run_saved_before_a_network_key_existed_still_resumes(trained_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    del saved["network"]["frozen_role"]  # as a run folder written before the key was added
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    train(load_config(SMOKE), steps=384, resume=run, progress=False)
+    assert _steps(run)[-1] == "step_000000384"
+    saved["network"]["hidden"] = [7]  # a different network is still refused
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    with pytest.raises(ValueError, match="cannot resume .* its network"):
+        train(load_config(SMOKE), steps=512, resume=run, progress=False)

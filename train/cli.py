@@ -106,6 +106,17 @@ def _train_rllib(config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _crossplay(args: argparse.Namespace) -> int:
+    from tabletop.train.evaluation.crossplay import crossplay, format_crossplay
+
+    rows = crossplay(env_spec(args.env_id, args.env_kwargs), args.candidate, args.partner, args.games, seed=args.seed)
+    print(format_crossplay(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([r.to_dict() for r in rows], f, indent=2)
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from tabletop.train.evaluation.ratings import round_robin
 
@@ -129,12 +140,13 @@ def _bench(args: argparse.Namespace) -> int:
         config = load_config(args.train)
         if config.backend == "rllib":
             raise ValueError(f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}")
+        baseline = load_config(args.old_config) if args.old_config is not None else None
         rounds = args.rounds or 2
-        speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games)
+        speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games, baseline)
         print(report(config, args.train, speeds, rounds))
         return 0
-    if args.train_steps is not None or args.batched_games is not None:
-        raise ValueError("--train-steps and --batched-games go with --train CONFIG")
+    if args.train_steps is not None or args.batched_games is not None or args.old_config is not None:
+        raise ValueError("--train-steps, --batched-games and --old-config go with --train CONFIG")
     if args.env_id is None:
         raise ValueError("give a GAME to measure random play, or --train CONFIG to measure training")
     from tabletop.train.evaluation.bench import compare
@@ -155,9 +167,12 @@ def _export(args: argparse.Namespace) -> int:
     if is_rllib_run(args.source):
         from tabletop.train.rllib.export import export_run
 
+        if args.players is not None:
+            raise ValueError("--players exports an SB3 run's roles network for another player count; RLlib runs export as trained")
+
         meta = export_run(args.source, args.out, env)
     else:
-        meta = export_trained(args.source, args.out, env)
+        meta = export_trained(args.source, args.out, env, players=args.players)
     check = meta["verification"]
     print(
         f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
@@ -243,6 +258,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_tournament)
 
+    c = sub.add_parser("crossplay", help="ad-hoc teamwork (KRZ GRTN): a candidate's givers with a partner's X and back, next to both teams")
+    _game_arguments(c, '{"num_players": 4}')
+    c.add_argument("candidate", help=f"the agent under test: {AGENT_SPECS}")
+    c.add_argument("partner", nargs="?", default="skeleton", help="the stranger it teams up with (default: skeleton)")
+    c.add_argument("--games", type=positive_int, default=200, help="games per team")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--json", help="also write the four teams' results to this JSON file")
+    c.set_defaults(func=_crossplay)
+
     tr = sub.add_parser("train", help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib")
     tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml")
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
@@ -277,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--train-steps", type=positive_int, help="with --train: learner steps per path and round (default 8192)")
     b.add_argument("--batched-games", type=positive_int, help="with --train: the batched path plays this many games, "
                    "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)")
+    b.add_argument("--old-config", metavar="CONFIG", help="with --train: the old path trains this config instead (the same game; "
+                   "e.g. the flat MLP before a structured network)")
     b.set_defaults(func=_bench)
 
     x = sub.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
@@ -284,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     x.add_argument("--env-id", choices=ENV_IDS, help="the game, for a model zip outside a run folder")
     x.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, with --env-id")
+    x.add_argument("--players", type=int, metavar="N", help="export for N players (a network whose weights are shared across seats: roles)")
     x.set_defaults(func=_export)
 
     a = sub.add_parser(

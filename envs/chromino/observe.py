@@ -9,10 +9,23 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, OVER
 from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
+from tabletop.envs.chromino.table import Placement
 from tabletop.envs.core import Layout
 
 PLACEMENT_NEIGHBOURS = 8  # cells sharing an edge with a 1x3 tile: three on each long side, one at each end
+CHOICE_FEATURES = (  # a row per choose action, so a network can score every tile and orientation with shared weights
+    "mover only: its legal cells this sub-step, log(1 + count) / log(1 + cells)",
+    "mover only: the most contacts one of them makes / 8",
+    "mover only: after its best placement, the fraction of the rest of the own hand that still has a place",
+    "mover only: after that placement, the mean log(1 + places) of the rest of the hand / log(1 + 4 * cells)",
+    "mover only: 1 if one of its placements leaves no place for any opponent's public last tile",
+    "mover only: after its placement that shuts most, the fraction of the unseen tiles left without a place",
+    "mover only: 1 if laying it leaves the own hand a lone chameleon (which must draw before it may be laid)",
+    "the tile is in the own hand and a palindrome (reads the same both ways: hard to place)",
+    "the tile is in the own hand and a chameleon (its wild centre fits almost anywhere)",
+)
 
 
 def most_tiles_held(game: ChrominoGame) -> int:
@@ -47,6 +60,16 @@ def private_layout(game: ChrominoGame) -> Layout:
         ("turn_orientation", 4, "one-hot way the chosen tile will lie (only the mover sees it)"),
         ("final_round", 1, "1 once someone went out: the round is being finished"),
         ("idle_turns", 1, "consecutive turns without a placement or a draw / players (the game is blocked at 1)"),
+        ("cell_moves", (g, g), "mover only: legal placements of this sub-step centred on the cell, log(1 + count) / log(321)"),
+        ("cell_contacts", (g, g), "mover only: the most contacts a legal placement centred on the cell makes / 8"),
+        ("cell_after", (g, g), "mover only: after the best legal placement centred on the cell, the fraction of the "
+         "rest of the own hand that still has a place (1 when it lays the last tile)"),
+        ("cell_blocks", (g, g), "mover only: 1 if a legal placement centred on the cell leaves no place for any "
+         "opponent's public last tile (there is one)"),
+        ("cell_shuts", (g, g), "mover only: after the legal placement centred on the cell that shuts most, the "
+         "fraction of the unseen tiles (in no known place: other hands, the bag) left without a place"),
+        ("choices", (NUM_ORIENTATIONS * T.NUM_TILES, len(CHOICE_FEATURES)), "per choose action (4 * tile + orientation): "
+         + ", ".join(CHOICE_FEATURES)),
     )
     if game.junior:  # where a tile may attach: the colour planes do not show where one tile ends and the next begins
         layout += Layout.of(("open_ends", (g, g), "junior: 1 on each empty cell an open end points into (a tile may attach there)"))
@@ -100,6 +123,12 @@ class ChrominoObserver:
                     obs[layout.slice("turn_orientation")][state.orientation] = 1.0
         obs[layout.slice("final_round")] = float(any(state.finished))
         obs[layout.slice("idle_turns")] = state.idle_turns / n
+        hand = np.asarray(state.hands[seat], dtype=np.intp)
+        choices = layout.block(obs, "choices").reshape(T.NUM_TILES, NUM_ORIENTATIONS, -1)
+        choices[hand, :, 7] = T.PALINDROME[hand, None]
+        choices[hand, :, 8] = T.IS_CHAMELEON[hand, None]
+        if mover >= 0 and state.phase != OVER and (self.omniscient or mover == seat):
+            self._encode_moves(state, mover, obs)
         if self.game.junior:
             obs[layout.slice("open_ends")] = state.table.open_ends().ravel()
         if self.omniscient:
@@ -110,3 +139,52 @@ class ChrominoObserver:
             if state.bag:
                 obs[layout.slice("next_draw")][state.bag[-1]] = 1.0
         return obs
+
+    def _encode_moves(self, state: ChrominoState, mover: int, obs: np.ndarray) -> None:
+        """Where this sub-step's legal placements lie (rows tile, orientation, row, col, contacts): per cell
+        and per choose action, how many, the most contacts, and a one-ply lookahead on the own hand (what
+        `keep_options` ranks by): after each placement, how much of the rest of the hand still fits, whether
+        it leaves an opponent's public last tile nowhere to go, and how many unseen tiles it shuts out (what
+        it leaves the opponents). Only the mover's own hand and the public table and tiles are read."""
+        moves = state.legal_moves()
+        if not len(moves):
+            return
+        layout, g = self.layout, self.game.grid_size
+        cells = moves[:, 2] * g + moves[:, 3]
+        choice = moves[:, 0] * NUM_ORIENTATIONS + moves[:, 1]
+        obs[layout.slice("cell_moves")] = np.log1p(np.bincount(cells, minlength=g * g)) / np.log1p(NUM_ORIENTATIONS * T.NUM_TILES)
+        choices = layout.block(obs, "choices")
+        choices[:, 0] = np.log1p(np.bincount(choice, minlength=len(choices))) / np.log1p(g * g)
+        after, options, blocks, shuts, lone_chameleon = self._lookahead(state, mover, moves)
+        for plane, column, values in (("cell_contacts", 1, moves[:, 4] / PLACEMENT_NEIGHBOURS), ("cell_after", 2, after),
+                                      (None, 3, options), ("cell_blocks", 4, blocks), ("cell_shuts", 5, shuts),
+                                      (None, 6, lone_chameleon)):
+            if plane is not None:
+                best = np.zeros(g * g)
+                np.maximum.at(best, cells, values)
+                obs[layout.slice(plane)] = best
+            np.maximum.at(choices[:, column], choice, values)
+
+    def _lookahead(self, state: ChrominoState, mover: int, moves: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per legal placement: (fraction of the rest of the hand that still has a place, their mean
+        log(1 + places) / log(1 + 4 * cells), 1 if no opponent's public last tile has a place after it,
+        fraction of the unseen tiles without a place after it, 1 if it leaves the hand a lone chameleon)."""
+        junior, hand = self.game.junior, state.hands[mover]
+        rivals = [h[0] for s, h in enumerate(state.hands) if s != mover and len(h) == 1 and not state.finished[s]]
+        known = set(hand) | {p.tile for p in state.placements}
+        unseen = [t for t in range(T.NUM_TILES) if t not in known]
+        scale = np.log1p(NUM_ORIENTATIONS * self.game.grid_size**2)
+        after, (options, blocks, shuts, lone_chameleon) = np.ones(len(moves)), np.zeros((4, len(moves)))
+        for i, (tile, orientation, row, col, _) in enumerate(moves.tolist()):
+            rest = list(hand)
+            rest.remove(tile)
+            lone_chameleon[i] = len(rest) == 1 and T.IS_CHAMELEON[rest[0]]
+            table = state.table.place(Placement(tile, orientation, row, col))
+            if unseen:
+                shuts[i] = 1 - np.unique(table.search(unseen, junior)[:, 0]).size / len(unseen)
+            if rest:
+                counts = np.bincount(table.search(rest, junior)[:, 0], minlength=T.NUM_TILES)[rest]
+                after[i] = np.count_nonzero(counts) / len(rest)
+                options[i] = np.log1p(counts).mean() / scale
+            blocks[i] = float(bool(rivals) and len(table.search(rivals, junior)) == 0)
+        return after, options, blocks, shuts, lone_chameleon

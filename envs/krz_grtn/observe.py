@@ -3,21 +3,136 @@
 Seats are listed relative to the observer (slot 0 = self, then clockwise); revealed clues are listed
 relative to X (slot 0 = the giver on X's left), the order in which they were made. The role block says
 whether the observer is X or a giver, so one shared policy can play every seat.
+
+Three segments serve a role-aware network (train/selfplay/role_network.py) with weights shared across
+entities and player counts: `role_globals` (a fixed-size summary), `letter_facts` (one row per tile kind:
+what a giver knows about that tile and the target's words) and `pair_match` (one row per laid-out picture
+and revealed clue: how the clue's letters fit the picture's words). They compare letters with words; they
+are computed from what the seat may know only (a giver's target, X's laid-out pictures and clues).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from tabletop.envs.core import Layout
-from tabletop.envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
-from tabletop.envs.krz_grtn.rules import GUESS, MAX_DRAWS, NUM_LEVELS, OVER, KrzGrtn, KrzState
-from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS
+from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
+from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
+from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtn, KrzState
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, LETTERS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS, skeleton
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
 LETTER_RANGE = (0, int(LETTER_COUNTS.max()))  # counts of one letter: at most its copies in the game
 FEATURE_RANGE = (0, float(FEATURES.max()))  # picture features count letters (see pictures.py)
+
+
+ROLE_GLOBALS = (
+    "is X", "is a giver", "phase: vote", "phase: clue", "phase: return", "phase: guess",
+    "A / 12", "B / 8", "lives / 5", "levels passed / 6", "own letters / 16", "own blanks / 2",
+    "letters in own clue / 16", "own clue fits a target word", "own clue fits a target word from its initial",
+    "giver rank / 5 (0 = first after X)", "is the last giver", "givers' mean letters owned / 16",
+    "givers' fewest letters owned / 16", "givers / 5", "letters in the middle / 56", "clues laid out / 5",
+    "own letters over the tile limit / 16",
+)
+LETTER_FACTS = (
+    "held: own count / 4 (blank row: own blanks / 2)", "in the target's name / 4", "in its keywords / 8",
+    "starts a target word", "clue + tile fits a target word", "... from that word's initial",
+    "share of target words the clue + tile fits", "clue + tile matches one more letter of a target word",
+    "how common the letter is in the deck's words (most common = 1)", "is the blank",
+)
+PAIR_MATCH = (
+    "clue present", "letters matched in order / clue letters (best word)", "the clue fits a word",
+    "the clue starts with a word's initial", "fits a word from its initial", "matched in the name / clue letters",
+    "clue letters / 8", "the skeleton heuristic's match score / 5",
+)
+
+
+@lru_cache(maxsize=None)
+def word_skeletons(concept: int) -> tuple[str, ...]:
+    """The consonant skeletons a clue may spell for a concept: the whole name, each word of it, each keyword."""
+    c = CONCEPTS[concept]
+    return tuple(dict.fromkeys(w for w in map(skeleton, (c.name, *c.name.split(), *c.keywords)) if w))
+
+
+def _matched_prefixes(letters: str, word: str) -> list[int]:
+    """`_matched(letters, word[:j])` for every j: the last row of the subsequence table."""
+    prev = [0] * (len(word) + 1)
+    for a in letters:
+        cur = [0]
+        for j, b in enumerate(word):
+            cur.append(prev[j] + 1 if a == b else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev
+
+
+def _matched(letters: str, word: str) -> int:
+    """How many of `letters` a word spells in order: the longest common subsequence."""
+    return _matched_prefixes(letters, word)[-1]
+
+
+def _deck_frequency() -> np.ndarray:
+    freq = np.ones(NUM_LETTERS)
+    for concept in CONCEPTS:
+        for ch in skeleton(" ".join(concept.words)):
+            freq[LETTER_INDEX[ch]] += 1
+    return (freq / freq.max()).astype(np.float32)
+
+
+DECK_FREQUENCY = _deck_frequency()
+
+
+@lru_cache(maxsize=1 << 16)
+def pair_match(concept: int, letters: str) -> np.ndarray:
+    """PAIR_MATCH for one picture and one clue's letters (blanks left out)."""
+    out = np.zeros(len(PAIR_MATCH), dtype=np.float32)
+    if not letters:
+        return out
+    words, n = word_skeletons(concept), len(letters)
+    common = [_matched(letters, w) for w in words]
+    fits = [c == n for c in common]
+    initial = [w[0] == letters[0] for w in words]
+    heuristic = max(c / n + (1.0 + 0.2 * n) * f + 0.5 * i for c, f, i in zip(common, fits, initial))
+    out[:] = (1.0, max(common) / n, any(fits), any(initial), any(f and i for f, i in zip(fits, initial)),
+              common[0] / n, min(n, 8) / 8, min(heuristic, 5.0) / 5.0)
+    out.setflags(write=False)  # shared by every caller through the cache
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def letter_extensions(concept: int, letters: str) -> np.ndarray:
+    """LETTER_FACTS 1..7 for every letter given a target and a clue so far: [NUM_LETTERS, 7].
+
+    One table per word answers all 21 letters: the clue plus `ch` fits a word iff `ch` occurs at a place
+    j where `word[:j]` already spells the whole clue, and matches one more letter iff `word[:j]` matches
+    as many clue letters as the whole word does."""
+    words = word_skeletons(concept)
+    name, keywords = skeleton(CONCEPTS[concept].name), skeleton(" ".join(CONCEPTS[concept].keywords))
+    fits = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
+    from_initial = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
+    gain = np.zeros(NUM_LETTERS, dtype=bool)
+    first = letters[0] if letters else None  # the clue's initial once it has one, else the tile's own
+    for i, word in enumerate(words):
+        row = _matched_prefixes(letters, word)
+        for j, ch in enumerate(word):
+            k = LETTER_INDEX[ch]
+            fits[k, i] |= row[j] == len(letters)
+            gain[k] |= row[j] == row[-1]
+        for k in np.flatnonzero(fits[:, i]):
+            from_initial[k, i] = word[0] == (first or LETTERS[k])
+    out = np.zeros((NUM_LETTERS, 7), dtype=np.float32)
+    out[:, 0] = [min(name.count(ch), 4) / 4 for ch in LETTERS]
+    out[:, 1] = [min(keywords.count(ch), 8) / 8 for ch in LETTERS]
+    out[:, 2] = [any(w[0] == ch for w in words) for ch in LETTERS]
+    out[:, 3], out[:, 4], out[:, 5], out[:, 6] = fits.any(1), from_initial.any(1), fits.mean(1), gain
+    out.setflags(write=False)  # shared by every caller through the cache
+    return out
+
+
+def clue_letters(tiles: list[int]) -> str:
+    return "".join(LETTERS[t] for t in tiles if t != BLANK)
 
 
 def most_letters_owned(game: KrzGrtn) -> int:
@@ -47,6 +162,11 @@ def private_layout(game: KrzGrtn) -> Layout:
         ("candidate_present", c, "1 for each laid-out picture"),
         ("clues", (n - 1, length, NUM_TILE_KINDS), "revealed clues from X's left, one-hot tile per position"),
         ("last_attempt", 2, "1 at [0] if the previous attempt passed, at [1] if it failed"),
+        ("role_globals", len(ROLE_GLOBALS), "the same for every player count: " + "; ".join(ROLE_GLOBALS)),
+        ("letter_facts", (NUM_TILE_KINDS, len(LETTER_FACTS)), "givers only, per tile kind B..Z, blank: "
+         + "; ".join(LETTER_FACTS)),
+        ("pair_match", (c, n - 1, len(PAIR_MATCH)), "during X's guess, per laid-out picture and revealed clue "
+         "(from X's left): " + "; ".join(PAIR_MATCH)),
     )
 
 
@@ -106,9 +226,49 @@ class KrzGrtnObserver:
                 self._clue(state.clues[giver], clue_block[slot])
         if state.last_attempt is not None:
             out[s["last_attempt"].start + (0 if state.last_attempt["passed"] else 1)] = 1.0
+        self._role_facts(state, seat, is_x, out)
         if self.omniscient:
             self._hidden(state, seat, out)
         return out
+
+    def _role_facts(self, state: KrzState, seat: int, is_x: bool, out: np.ndarray) -> None:
+        """`role_globals`, and `letter_facts` (a giver) or `pair_match` (laid-out pictures)."""
+        game, s = self.game, self.s
+        givers = state.givers()
+        owned = [state.owned_letters(g) for g in givers]
+        letters = clue_letters(state.clues[seat])
+        target = state.target if not is_x else -1
+        words = word_skeletons(target) if target >= 0 else ()
+        fits = [_matched(letters, w) == len(letters) for w in words] if letters else []
+        index = min(state.level_index, len(game.levels) - 1)
+        rank = givers.index(seat) if seat in givers else 0
+        g = out[s["role_globals"]]
+        g[0 if is_x else 1] = 1.0
+        if state.phase != OVER:
+            g[2 + state.phase] = 1.0
+        g[6:] = (
+            game.candidates_at(index) / MAX_CANDIDATES, game.draws_at(index) / MAX_DRAWS, state.lives / MAX_LIVES,
+            state.level_index / NUM_LEVELS, state.held[seat] / MAX_TILE_LIMIT,
+            state.blanks[seat] / 2, state.clue_letters[seat] / MAX_TILE_LIMIT, any(fits),
+            any(f and w[0] == letters[0] for f, w in zip(fits, words)),
+            rank / 5, not is_x and rank == len(givers) - 1, np.mean(owned) / MAX_TILE_LIMIT, min(owned) / MAX_TILE_LIMIT,
+            len(givers) / 5, state.bag.sum() / TOTAL_LETTERS, (len(givers) if state.phase == GUESS else 0) / 5,
+            max(0, state.held[seat] - game.tile_limit) / MAX_TILE_LIMIT,
+        )
+        if not is_x and state.phase in (VOTE, CLUE, RETURN):
+            facts = out[s["letter_facts"]].reshape(NUM_TILE_KINDS, len(LETTER_FACTS))
+            facts[:NUM_LETTERS, 0] = np.minimum(state.supply[seat], 4) / 4
+            facts[BLANK, 0] = state.blanks[seat] / 2
+            if target >= 0:
+                facts[:NUM_LETTERS, 1:8] = letter_extensions(target, letters)
+            facts[:NUM_LETTERS, 8] = DECK_FREQUENCY
+            facts[BLANK, 9] = 1.0
+        if state.phase == GUESS:
+            block = out[s["pair_match"]].reshape(game.max_candidates, game.num_players - 1, len(PAIR_MATCH))
+            clues = [clue_letters(state.clues[giver]) for giver in givers]
+            for c, concept in enumerate(state.candidates):
+                for k, clue in enumerate(clues):
+                    block[c, k] = pair_match(concept, clue)
 
     def _seats(self, state: KrzState, seat: int, block: np.ndarray) -> None:
         n = self.game.num_players

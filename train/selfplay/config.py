@@ -24,7 +24,7 @@ HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("batched", "dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
-NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0"}  # kind -> the only game it reads (None: every game)
+NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0", "moves": "kings_cribbage_v0", "roles": "krz_grtn_v0", "board": ("chromino_v0", "kings_cribbage_v0")}  # kind -> the game(s) it reads (None: every game)
 SAMPLINGS = ("uniform", "pfsp")
 ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
 # keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
@@ -76,13 +76,21 @@ class PPOConfig:
 @dataclass
 class NetworkConfig:
     """`mlp`: separate policy and value MLPs of shape `hidden`. `circles` (Cromlet): one network shared by
-    every circle, `width` wide with `blocks` residual blocks (train/selfplay/networks.py)."""
+    every circle, `width` wide with `blocks` residual blocks (train/selfplay/networks.py). `board` (Chromino,
+    Kings Cribbage with action_mode tiles): `width` convolution channels, `blocks` residual 3x3 convolutions,
+    a per-cell head and a critic MLP `hidden` (train/selfplay/board_network.py). `moves` (Kings Cribbage with
+    action_mode moves): one scorer shared by every offered move, `width` wide with `blocks` residual blocks that
+    pool the offered moves, and a critic MLP `hidden` (train/selfplay/move_network.py). `roles` (KRZ GRTN): a
+    tile scorer shared by every tile kind for the givers and a clue-picture scorer shared by every pair for X,
+    `width` wide, a critic MLP `hidden`; `frozen_role` keeps one role's weights out of PPO's updates
+    (train/selfplay/role_network.py)."""
 
     kind: str = field(default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}"))
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"))
     activation: str = field(default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}"))
-    width: int = field(default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle)"))
-    blocks: int = field(default=1, metadata=_check(_non_negative, "an int >= 0 (circles: residual blocks that pool each cromlet and the board)"))
+    width: int = field(default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)"))
+    blocks: int = field(default=1, metadata=_check(_non_negative, "an int >= 0 (circles: residual blocks that pool each cromlet and the board; moves: that pool the offered moves)"))
+    frozen_role: str | None = field(default=None, metadata=_check(lambda r: r in ("givers", "x"), "null, givers or x (roles: that role's weights stay as they are while the other role learns)"))
 
 
 @dataclass
@@ -303,8 +311,13 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
             f"ppo.n_steps * vec_env.num_envs = {rollout}"
         )
     needs = NETWORK_KINDS[config.network.kind]
-    if needs is not None and config.env_id != needs:
-        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {needs}'s board; {config.env_id} allows network.kind 'mlp'")
+    needs = (needs,) if isinstance(needs, str) else needs
+    if needs is not None and config.env_id not in needs:
+        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'")
+    if config.network.kind == "moves" and config.env_kwargs.get("action_mode") != "moves":
+        raise ConfigError(f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs")
+    if config.network.frozen_role is not None and config.network.kind != "roles":
+        raise ConfigError(f"{source}: network.frozen_role freezes one role of the roles network; this config has network.kind={config.network.kind!r}")
     if config.warm_start is not None:
         names = agent_names(config.env_id)
         for key, name in [("teacher", config.warm_start.teacher)] + [(f"opponents[{i}]", o) for i, o in enumerate(config.warm_start.opponents)]:

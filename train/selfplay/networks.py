@@ -1,5 +1,7 @@
 """Network kinds, chosen by `network.kind`: `mlp` (SB3's separate policy and value MLPs over the flat
-observation) and `circles` (Cromlet: one small network shared by all 132 circles).
+observation), `circles` (Cromlet: one small network shared by all 132 circles), `board` (Chromino, Kings
+Cribbage: convolutions over the board, train/selfplay/board_network.py), `moves` (Kings Cribbage with
+action_mode moves: one scorer shared by every offered move, train/selfplay/move_network.py).
 
 `circles` reads the Observer's `circles` segment (one row of facts per circle) and a few global numbers
 (scores, claims left, hand sizes, deck size, wilds held). Every circle is embedded by the same weights;
@@ -22,8 +24,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.board_network import STRUCTURES, BoardPolicy
 from tabletop.train.selfplay.config import NETWORK_KINDS, NetworkConfig
-from tabletop.train.selfplay.policy import ACTIVATIONS, policy_kwargs
+from tabletop.train.selfplay.move_network import MovePolicy, move_structure
+from tabletop.train.selfplay.policy import ACTIVATIONS, HeadedPolicy, policy_kwargs
+from tabletop.train.selfplay.role_network import RolePolicy, role_policy_kwargs
 
 GLOBAL_SEGMENTS = ("scores", "claims_left", "hand_sizes", "deck_size")
 
@@ -52,14 +57,34 @@ def cromlet_structure(layout) -> dict[str, Any]:
 def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:
     """(policy class, its `policy_kwargs`) for a network config on the game `env`."""
     needs = NETWORK_KINDS.get(network.kind, env.env_id)
-    if needs is not None and needs != env.env_id:
-        raise ValueError(f"network.kind {network.kind!r} reads {needs}'s observation, not {env.env_id}'s")
+    needs = (needs,) if isinstance(needs, str) else needs
+    if needs is not None and env.env_id not in needs:
+        raise ValueError(f"network.kind {network.kind!r} reads {' or '.join(needs)}'s observation, not {env.env_id}'s")
     if network.kind == "mlp":
         return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
     if network.kind == "circles":
         structure = cromlet_structure(env.make_raw().observer.layout)
         return CirclePolicy, {
             "structure": structure,
+            "width": network.width,
+            "blocks": network.blocks,
+            "critic": list(network.hidden),
+            "activation_fn": ACTIVATIONS[network.activation],
+        }
+    if network.kind == "moves":
+        table = env.make_raw()
+        return MovePolicy, {
+            "structure": move_structure(table.observer.layout, table.game.board_size),
+            "width": network.width,
+            "blocks": network.blocks,
+            "critic": list(network.hidden),
+            "activation_fn": ACTIVATIONS[network.activation],
+        }
+    if network.kind == "roles":
+        return RolePolicy, role_policy_kwargs(env, network.width, network.hidden, ACTIVATIONS[network.activation], network.frozen_role)
+    if network.kind == "board":
+        return BoardPolicy, {
+            "structure": STRUCTURES[env.env_id](env.make_raw()),
             "width": network.width,
             "blocks": network.blocks,
             "critic": list(network.hidden),
@@ -144,8 +169,11 @@ class CircleExtractor(nn.Module):
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
+    def logit_heads(self) -> list[nn.Module]:
+        return [self.entity_logits, self.extra_logits[-1]]
 
-class CirclePolicy(MaskableActorCriticPolicy):
+
+class CirclePolicy(HeadedPolicy):
     """MaskableActorCriticPolicy with the `circles` network in its `mlp_extractor` slot."""
 
     def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32, blocks: int = 1,
@@ -155,14 +183,6 @@ class CirclePolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = CircleExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
-
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
-        self.action_net = nn.Identity()
-        if self.ortho_init:  # near-uniform first policy, as SB3 does with its action head
-            for head in (self.mlp_extractor.entity_logits, self.mlp_extractor.extra_logits[-1]):
-                head.apply(lambda m: self.init_weights(m, gain=0.01))
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
@@ -20,3 +21,21 @@ def policy_kwargs(hidden: list[int], activation: str) -> dict:
 def actor_weights(policy: MaskableActorCriticPolicy) -> dict[str, torch.Tensor]:
     """A detached CPU copy of the weights (what a snapshot keeps)."""
     return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
+
+
+class HeadedPolicy(MaskableActorCriticPolicy):
+    """MaskableActorCriticPolicy whose `mlp_extractor` slot holds a structured network (a `network.kind`)
+    that already gives one logit per action, so SB3's action head is the identity. The network's
+    `logit_heads()` start near zero, as SB3 starts its own action head: a near-uniform first policy."""
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()
+        if self.ortho_init:
+            for head in self.mlp_extractor.logit_heads():
+                head.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(self.trained_parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def trained_parameters(self):
+        """The weights PPO's optimiser updates: all of them, unless a network kind freezes some."""
+        return self.parameters()

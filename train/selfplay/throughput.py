@@ -30,6 +30,7 @@ PATHS = ("dummy", "batched")
 @dataclass
 class PathSpeed:
     kind: str
+    network: str = ""  # the trained network's kind
     games: int = 0
     steps: int = 0
     seconds: float = 0.0  # inside `learn`
@@ -83,7 +84,7 @@ def learn_once(config: TrainConfig, kind: str, steps: int) -> PathSpeed:
         seconds = time.perf_counter() - began
     finally:
         vec_env.close()
-    return PathSpeed(kind, config.vec_env.num_envs, model.num_timesteps, seconds, clock.seconds)
+    return PathSpeed(kind, config.network.kind, config.vec_env.num_envs, model.num_timesteps, seconds, clock.seconds)
 
 
 def with_games(config: TrainConfig, games: int) -> TrainConfig:
@@ -98,14 +99,20 @@ def with_games(config: TrainConfig, games: int) -> TrainConfig:
     )
 
 
-def compare_paths(config: TrainConfig, steps: int, rounds: int = 2, batched_games: int | None = None) -> list[PathSpeed]:
-    """Every path, `rounds` times in turn, `steps` learner steps each time; the totals per path."""
+def compare_paths(config: TrainConfig, steps: int, rounds: int = 2, batched_games: int | None = None,
+                  old_config: TrainConfig | None = None) -> list[PathSpeed]:
+    """Every path, `rounds` times in turn, `steps` learner steps each time; the totals per path. The old
+    path trains `old_config` when given (the same game: say, the flat MLP the new network replaces)."""
     if steps < 1 or rounds < 1:
         raise ValueError(f"steps and rounds must be at least 1, got steps={steps}, rounds={rounds}")
+    if old_config is not None and old_config.env != config.env:
+        raise ValueError(f"the old config plays {old_config.env}, the config {config.env}: compare one game")
     configs = {kind: config for kind in PATHS}
+    if old_config is not None:
+        configs[PATHS[0]] = old_config
     if batched_games is not None:
         configs["batched"] = with_games(config, batched_games)
-    totals = {kind: PathSpeed(kind, games=configs[kind].vec_env.num_envs) for kind in PATHS}
+    totals = {kind: PathSpeed(kind, configs[kind].network.kind, games=configs[kind].vec_env.num_envs) for kind in PATHS}
     for _ in range(rounds):
         for kind in PATHS:
             run = learn_once(configs[kind], kind, steps)
@@ -122,11 +129,11 @@ def report(config: TrainConfig, source: str, speeds: list[PathSpeed], rounds: in
     lines = [
         f"{source}: {config.env} learner_seats={config.learner_seats}, network {dataclasses.asdict(config.network)}, "
         f"torch threads {config.torch_threads}; {rounds} rounds of {per_round} learner steps per path",
-        f"{'path':<10} {'games':>6} {'learner steps/s':>16} {'rollout steps/s':>16} {'rollout s':>10} {'update s':>9}",
+        f"{'path':<10} {'network':<8} {'games':>6} {'learner steps/s':>16} {'rollout steps/s':>16} {'rollout s':>10} {'update s':>9}",
     ]
     for s in speeds:
         lines.append(
-            f"{s.kind:<10} {s.games:>6} {s.steps_per_second:>16.0f} {s.rollout_steps_per_second:>16.0f} "
+            f"{s.kind:<10} {s.network:<8} {s.games:>6} {s.steps_per_second:>16.0f} {s.rollout_steps_per_second:>16.0f} "
             f"{s.rollout_seconds:>10.1f} {s.update_seconds:>9.1f}"
         )
     lines.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from tabletop.train.selfplay.callbacks import SelfPlayCallback
 from tabletop.train.selfplay.checkpoints import (
     TrainingInterrupted, latest_checkpoint, newest_checkpoint, save_model, write_checkpoint,
 )
-from tabletop.train.selfplay.config import TrainConfig
+from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
 from tabletop.train.selfplay.logs import EvalLog, make_logger
 from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.plots import learning_curve
@@ -188,11 +188,13 @@ class Run:
 
 
 def _check_resumable(config: TrainConfig, saved: dict, source: Path) -> None:
-    """A resumed run must keep the game and the network; everything else may change."""
+    """A resumed run must keep the game and the network; everything else may change. Network keys added
+    since the run was saved read as their defaults (a run from an older version still resumes)."""
+    saved = {**saved, "network": {**asdict(NetworkConfig()), **saved.get("network", {})}}
     for key in ("env_id", "env_kwargs", "learner_seats", "network"):
         ours = config.to_dict()[key]
-        if ours != saved[key]:
-            raise ValueError(f"cannot resume {source}: its {key} is {saved[key]!r}, the config says {ours!r}")
+        if ours != saved.get(key):
+            raise ValueError(f"cannot resume {source}: its {key} is {saved.get(key)!r}, the config says {ours!r}")
 
 
 def train(

@@ -1,0 +1,234 @@
+"""The `board` network kind: convolutions over a game's board planes, for games whose actions choose cells.
+
+A game describes its observation and actions as plain data (`chromino_structure`,
+`kings_cribbage_structure`, saved with the model): which segments are planes of the board, which actions
+are "do kind k on cell c" (`cell_base + k * cells + c`), optionally a segment with one row of features per
+action of a contiguous range (Chromino's tile-and-orientation choices), and everything else is a global
+feature (hand, phase, scores).
+
+The actor is fully convolutional, so what it learns about a cell holds on every cell:
+- a trunk of 3x3 residual convolutions whose weights are shared across the board; the globals enter as a
+  per-channel bias, and every block also adds the board's mean, so a cell sees the whole position;
+- the cell head is a 1x1 convolution: one logit per kind per cell;
+- the row head scores every feature row with one small network, given the pooled board (shared weights,
+  as with the cells);
+- the remaining actions (draw, pass, commit, exchange) come from the pooled board and the globals.
+A large mostly empty board is cropped to a `window` square around the occupied area, per observation,
+before the trunk (Chromino: 27x27 of 45x45; every placement lies within two cells of a laid tile, so a
+window larger than the occupied area plus four holds every legal cell). Cells outside the window get
+logit 0; the mask still decides what is legal. The critic is separate (average-pooled planes and the
+globals through an MLP, `hidden`), so fitting values never moves the actor's weights.
+Everything is convolutions, gathers, scatters and reductions: it exports to ONNX like the MLP.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from tabletop.train.selfplay.policy import HeadedPolicy
+
+CHROMINO_WINDOW = 27  # 20 measured keep_options games spanned at most 21 cells, +2 each side for placements
+CRITIC_POOL = 3  # the critic reads the window average-pooled over 3x3 squares
+
+
+def board_structure(layout, side: int, planes: list[str], cell_base: int, cell_kinds: int, num_actions: int,
+                    window: int | None = None, rows: tuple[str, int] | None = None) -> dict[str, Any]:
+    """Where a game's observation keeps what the `board` network reads, as plain data.
+
+    `planes`: segments shaped (side, side) or (channels, side, side); `rows`: (segment, first action) of a
+    segment shaped (actions, features) describing the actions first .. first + actions - 1."""
+    plane_slices = []
+    for name in planes:
+        shape = layout.block(np.zeros(layout.size), name).shape
+        if shape[-2:] != (side, side):
+            raise ValueError(f"segment {name!r} has shape {shape}; a board plane ends in ({side}, {side})")
+        plane_slices.append([layout.slice(name).start, int(np.prod(shape[:-2], dtype=np.int64))])
+    used = set()
+    for name in planes + ([rows[0]] if rows else []):
+        used.update(range(layout.slice(name).start, layout.slice(name).stop))
+    structure = {
+        "side": side,
+        "window": min(side, window or side),
+        "planes": plane_slices,
+        "cell_base": cell_base,
+        "cell_kinds": cell_kinds,
+        "num_actions": num_actions,
+        "rows": None,
+        "global_index": [i for i in range(layout.size) if i not in used],
+    }
+    if rows is not None:
+        name, first = rows
+        count, features = layout.block(np.zeros(layout.size), name).shape
+        structure["rows"] = {"offset": layout.slice(name).start, "first_action": first, "count": count, "features": features}
+    return structure
+
+
+def chromino_structure(table) -> dict[str, Any]:
+    """Chromino: colour, legal-cell and contact planes; "lay on cell c" per cell; a row per choose action."""
+    game, layout = table.game, table.observer.layout
+    planes = ["board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts"] + (["open_ends"] if game.junior else [])
+    return board_structure(layout, game.grid_size, planes, game.actions.place_base, 1, game.num_actions,
+                           window=CHROMINO_WINDOW, rows=("choices", 0))
+
+
+def kings_cribbage_structure(table) -> dict[str, Any]:
+    """Kings Cribbage, `action_mode="tiles"`: rank, colour and pending planes; "place face f on cell c"."""
+    game, layout = table.game, table.observer.layout
+    if game.action_mode != "tiles":
+        raise ValueError(f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
+                         f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'mlp'")
+    from tabletop.envs.kings_cribbage.tiles import NUM_FACES
+
+    return board_structure(layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions)
+
+
+STRUCTURES = {"chromino_v0": chromino_structure, "kings_cribbage_v0": kings_cribbage_structure}
+
+
+class _Block(nn.Module):
+    """One residual update: a 3x3 convolution plus the board's mean, so every cell also sees the whole."""
+
+    def __init__(self, width: int, activation: type[nn.Module]):
+        super().__init__()
+        self.conv = nn.Conv2d(width, width, 3, padding=1)
+        self.board = nn.Linear(width, width, bias=False)
+        self.act = activation()
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.act(self.conv(h) + self.board(h.mean(dim=(2, 3)))[:, :, None, None])
+
+
+class BoardExtractor(nn.Module):
+    """SB3's `mlp_extractor` slot: flat observation -> (one logit per action, value latent)."""
+
+    def __init__(self, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]):
+        super().__init__()
+        s = structure
+        self.side, self.window, self.planes = s["side"], s["window"], [tuple(p) for p in s["planes"]]
+        self.cell_base, self.cell_kinds, self.rows = s["cell_base"], s["cell_kinds"], s["rows"]
+        channels, cells, num_globals = sum(c for _, c in self.planes), self.window**2, len(s["global_index"])
+        self.register_buffer("global_index", torch.as_tensor(s["global_index"], dtype=torch.long), persistent=False)
+        r, c = np.divmod(np.arange(cells), self.window)
+        self.register_buffer("window_cells", torch.as_tensor(r * self.side + c, dtype=torch.long), persistent=False)
+        self.register_buffer("axis", torch.arange(self.side, dtype=torch.float32), persistent=False)
+        self.stem = nn.Conv2d(channels, width, 3, padding=1)
+        self.global_in = nn.Linear(num_globals, width, bias=False)
+        self.blocks = nn.Sequential(*[_Block(width, activation) for _ in range(blocks)])
+        self.act = activation()
+        self.cell_logits = nn.Conv2d(width, self.cell_kinds, 1)
+        pooled = 2 * width + num_globals
+        row_actions = self.rows["count"] if self.rows else 0
+        if self.rows:
+            self.row_in = nn.Linear(self.rows["features"], width)
+            self.row_context = nn.Linear(pooled, width)
+            self.row_logit = nn.Linear(width, 1)
+        extra = s["num_actions"] - self.cell_kinds * self.side**2 - row_actions
+        self.extra_logits = nn.Sequential(nn.Linear(pooled, width), activation(), nn.Linear(width, extra))
+        self.register_buffer("order", self._order(s, row_actions, extra), persistent=False)
+        critic_in = channels * (self.window // CRITIC_POOL) ** 2 + num_globals
+        sizes = [critic_in, *critic]
+        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+        self.latent_dim_pi = 1  # SB3 sizes its action_net by this; BoardPolicy replaces it by the identity (a
+        # num_actions x num_actions layer would take seconds to initialise: 26M weights for Kings Cribbage)
+        self.latent_dim_vf = sizes[-1]
+
+    def _order(self, s: dict, row_actions: int, extra: int) -> torch.Tensor:
+        """Where each action's logit sits in [cell logits (kind-major), row logits, the rest]."""
+        position = np.full(s["num_actions"], -1, dtype=np.int64)
+        cell_actions = self.cell_kinds * self.side**2
+        position[self.cell_base : self.cell_base + cell_actions] = np.arange(cell_actions)
+        if self.rows:
+            first = self.rows["first_action"]
+            position[first : first + row_actions] = cell_actions + np.arange(row_actions)
+        rest = np.flatnonzero(position < 0)
+        assert rest.size == extra, "the cell and row actions overlap"
+        position[rest] = cell_actions + row_actions + np.arange(extra)
+        return torch.as_tensor(position)
+
+    def _inputs(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(planes [batch, channels, side * side], globals [batch, globals], index of each window cell [batch, cells])."""
+        area = self.side**2
+        planes = torch.cat([features[:, o : o + c * area].reshape(-1, c, area) for o, c in self.planes], dim=1)
+        globals_ = torch.index_select(features, 1, self.global_index)
+        if self.window == self.side:
+            return planes, globals_, None
+        occupied = (planes.sum(dim=1) > 0).float().reshape(-1, self.side, self.side)
+        origin = [self._origin(occupied.amax(dim=axis)) for axis in (2, 1)]  # rows, columns
+        index = self.window_cells.unsqueeze(0) + (origin[0] * self.side + origin[1]).unsqueeze(1)
+        return torch.gather(planes, 2, index.unsqueeze(1).expand(-1, planes.shape[1], -1)), globals_, index
+
+    def _origin(self, any_on: torch.Tensor) -> torch.Tensor:
+        """First row (column) of the window: centred on the occupied span, kept on the board."""
+        first = torch.argmax(any_on * (self.side - self.axis), dim=1).float()
+        last = torch.argmax(any_on * (self.axis + 1), dim=1).float()
+        start = torch.floor((first + last) / 2) - self.window // 2
+        return torch.clamp(start, 0, self.side - self.window).long()
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self._actor(features, *self._inputs(features))
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        planes, globals_, _ = self._inputs(features)
+        return self._critic(planes, globals_)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both heads, the window gathered once."""
+        planes, globals_, index = self._inputs(features)
+        return self._actor(features, planes, globals_, index), self._critic(planes, globals_)
+
+    def _actor(self, features: torch.Tensor, planes: torch.Tensor, globals_: torch.Tensor, index: torch.Tensor | None) -> torch.Tensor:
+        batch = features.shape[0]
+        x = planes.reshape(batch, -1, self.window, self.window)
+        h = self.blocks(self.act(self.stem(x) + self.global_in(globals_)[:, :, None, None]))
+        cells = self.cell_logits(h).reshape(batch, self.cell_kinds, -1)
+        if index is not None:  # back from the window to the board; cells outside it get 0
+            board = torch.zeros(batch, self.cell_kinds, self.side**2, dtype=cells.dtype)
+            cells = board.scatter(2, index.unsqueeze(1).expand(-1, self.cell_kinds, -1), cells)
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), globals_], dim=1)
+        parts = [cells.reshape(batch, -1)]
+        if self.rows:
+            parts.append(self._row_logits(features, pooled))
+        parts.append(self.extra_logits(pooled))
+        return torch.index_select(torch.cat(parts, dim=1), 1, self.order)
+
+    def _row_logits(self, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
+        """One logit per row, by the shared scorer. Equal rows (a palindrome's two readings lay the same
+        colours) are equally good moves and must tie exactly: float32 matrix products round a row
+        differently by where it sits, and torch and onnxruntime would then break the tie differently.
+        In float64 those differences vanish when rounded back to float32. The rows' mean is taken off:
+        a choice among rows does not see it, and left free it drifted to logits near 100, where float32
+        rounding alone exceeds the export check's tolerance."""
+        o, n, f = self.rows["offset"], self.rows["count"], self.rows["features"]
+        rows = features[:, o : o + n * f].reshape(-1, n, f).double()
+        hidden = nn.functional.linear(rows, self.row_in.weight.double(), self.row_in.bias.double())
+        context = nn.functional.linear(pooled.double(), self.row_context.weight.double(), self.row_context.bias.double())
+        hidden = self.act(hidden + context.unsqueeze(1))
+        logits = nn.functional.linear(hidden, self.row_logit.weight.double(), self.row_logit.bias.double()).squeeze(2)
+        return (logits - logits.mean(dim=1, keepdim=True)).float()
+
+    def _critic(self, planes: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+        x = planes.reshape(planes.shape[0], -1, self.window, self.window)
+        pooled = nn.functional.avg_pool2d(x, CRITIC_POOL).flatten(1)
+        return self.critic(torch.cat([pooled, globals_], dim=1))
+
+    def logit_heads(self) -> list[nn.Module]:
+        return [self.cell_logits, self.extra_logits[-1]] + ([self.row_logit] if self.rows else [])
+
+
+class BoardPolicy(HeadedPolicy):
+    """MaskableActorCriticPolicy with the `board` network in its `mlp_extractor` slot."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32, blocks: int = 2,
+                 critic: tuple[int, ...] = (256, 256), **kwargs):
+        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = BoardExtractor(self.structure, self.width, self.blocks, self.critic, self.activation_fn)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}
