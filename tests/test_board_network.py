@@ -150,5 +150,5 @@ def test_board_kind_is_refused_where_cells_are_not_actions():
     data["network"] = {"kind": "board"}
     with pytest.raises(ConfigError, match="network.kind='board' reads chromino_v0 or kings_cribbage_v0's board"):
         parse_config(data)
-    with pytest.raises(ValueError, match="action_mode='moves' offers whole moves: use network.kind 'mlp'"):
+    with pytest.raises(ValueError, match="action_mode='moves' offers whole moves: use network.kind 'moves'"):
         network_policy(BOARD, EnvSpec("kings_cribbage_v0", {"action_mode": "moves"}))

@@ -80,7 +80,7 @@ def kings_cribbage_structure(table) -> dict[str, Any]:
     game, layout = table.game, table.observer.layout
     if game.action_mode != "tiles":
         raise ValueError(f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
-                         f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'mlp'")
+                         f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'moves'")
     from tabletop.envs.kings_cribbage.tiles import NUM_FACES
 
     return board_structure(layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions)
