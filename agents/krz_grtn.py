@@ -6,7 +6,6 @@ clues) and the public picture deck, never the hidden state.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ import numpy as np
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
+from tabletop.envs.krz_grtn.words import clue_fit, clue_letters, word_skeletons
 
 
 def _letter_usefulness() -> np.ndarray:
@@ -26,14 +26,6 @@ def _letter_usefulness() -> np.ndarray:
 
 
 USEFULNESS = _letter_usefulness()
-
-
-@lru_cache(maxsize=None)
-def word_skeletons(concept: int) -> tuple[str, ...]:
-    """Skeletons a clue may spell for a concept: the whole name, each word of it, each keyword."""
-    c = CONCEPTS[concept]
-    words = [c.name, *c.name.split(), *c.keywords]
-    return tuple(dict.fromkeys(s for s in map(skeleton, words) if s))
 
 
 def plan_for_word(skel: str, held: np.ndarray, blanks: int, budget: int) -> tuple[list[int], float]:
@@ -87,29 +79,7 @@ def plan_clue(target: int, held: np.ndarray, blanks: int, budget: int, rank: int
 
 def clue_match(clue: list[int], concept: int) -> float:
     """How well a clue's letters (in order) fit one concept's words: best over its skeletons."""
-    letters = "".join(LETTERS[t] for t in clue if t != BLANK)
-    if not letters:
-        return 0.0
-    best = 0.0
-    for skel in word_skeletons(concept):
-        common = _lcs(letters, skel)
-        score = common / len(letters)
-        if common == len(letters):
-            score += 1.0 + 0.2 * len(letters)
-        if skel[0] == letters[0]:
-            score += 0.5
-        best = max(best, score)
-    return best
-
-
-def _lcs(a: str, b: str) -> int:
-    prev = [0] * (len(b) + 1)
-    for ca in a:
-        cur = [0]
-        for j, cb in enumerate(b):
-            cur.append(prev[j] + 1 if ca == cb else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
+    return clue_fit(clue_letters(clue), concept)
 
 
 class SkeletonTeammate:

@@ -22,6 +22,7 @@ from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
 from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtn, KrzState
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, LETTERS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS, skeleton
+from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_fit, word_skeletons
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
@@ -50,29 +51,6 @@ PAIR_MATCH = (
 )
 
 
-@lru_cache(maxsize=None)
-def word_skeletons(concept: int) -> tuple[str, ...]:
-    """The consonant skeletons a clue may spell for a concept: the whole name, each word of it, each keyword."""
-    c = CONCEPTS[concept]
-    return tuple(dict.fromkeys(w for w in map(skeleton, (c.name, *c.name.split(), *c.keywords)) if w))
-
-
-def _matched_prefixes(letters: str, word: str) -> list[int]:
-    """`_matched(letters, word[:j])` for every j: the last row of the subsequence table."""
-    prev = [0] * (len(word) + 1)
-    for a in letters:
-        cur = [0]
-        for j, b in enumerate(word):
-            cur.append(prev[j] + 1 if a == b else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev
-
-
-def _matched(letters: str, word: str) -> int:
-    """How many of `letters` a word spells in order: the longest common subsequence."""
-    return _matched_prefixes(letters, word)[-1]
-
-
 def _deck_frequency() -> np.ndarray:
     freq = np.ones(NUM_LETTERS)
     for concept in CONCEPTS:
@@ -91,10 +69,10 @@ def pair_match(concept: int, letters: str) -> np.ndarray:
     if not letters:
         return out
     words, n = word_skeletons(concept), len(letters)
-    common = [_matched(letters, w) for w in words]
+    common = [matched(letters, w) for w in words]
     fits = [c == n for c in common]
     initial = [w[0] == letters[0] for w in words]
-    heuristic = max(c / n + (1.0 + 0.2 * n) * f + 0.5 * i for c, f, i in zip(common, fits, initial))
+    heuristic = max(word_fit(letters, w, c) for w, c in zip(words, common))
     out[:] = (1.0, max(common) / n, any(fits), any(initial), any(f and i for f, i in zip(fits, initial)),
               common[0] / n, min(n, 8) / 8, min(heuristic, 5.0) / 5.0)
     out.setflags(write=False)  # shared by every caller through the cache
@@ -115,7 +93,7 @@ def letter_extensions(concept: int, letters: str) -> np.ndarray:
     gain = np.zeros(NUM_LETTERS, dtype=bool)
     first = letters[0] if letters else None  # the clue's initial once it has one, else the tile's own
     for i, word in enumerate(words):
-        row = _matched_prefixes(letters, word)
+        row = matched_prefixes(letters, word)
         for j, ch in enumerate(word):
             k = LETTER_INDEX[ch]
             fits[k, i] |= row[j] == len(letters)
@@ -129,10 +107,6 @@ def letter_extensions(concept: int, letters: str) -> np.ndarray:
     out[:, 3], out[:, 4], out[:, 5], out[:, 6] = fits.any(1), from_initial.any(1), fits.mean(1), gain
     out.setflags(write=False)  # shared by every caller through the cache
     return out
-
-
-def clue_letters(tiles: list[int]) -> str:
-    return "".join(LETTERS[t] for t in tiles if t != BLANK)
 
 
 def most_letters_owned(game: KrzGrtn) -> int:
@@ -239,7 +213,7 @@ class KrzGrtnObserver:
         letters = clue_letters(state.clues[seat])
         target = state.target if not is_x else -1
         words = word_skeletons(target) if target >= 0 else ()
-        fits = [_matched(letters, w) == len(letters) for w in words] if letters else []
+        fits = [matched(letters, w) == len(letters) for w in words] if letters else []
         index = min(state.level_index, len(game.levels) - 1)
         rank = givers.index(seat) if seat in givers else 0
         g = out[s["role_globals"]]
