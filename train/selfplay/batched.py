@@ -29,6 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from tabletop.agents import PolicyAgent
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
 
 
@@ -105,8 +106,7 @@ class BatchedSelfPlayEnv(VecEnv):
         margin_shaping: float = 0.0,
         gamma: float = 1.0,
     ):
-        if learner_seats not in ("one", "all"):
-            raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
+        check_learner_seats(learner_seats)
         if not pools:
             raise ValueError("a batched env needs at least one game: give one opponent pool (or None) per game")
         cooperative = learner_seats == "all"

@@ -31,6 +31,12 @@ ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algor
 SB3_ONLY = {"vec_env": None, "warm_start": None, "margin_shaping": 0, "ppo.n_steps": None, "ppo.target_kl": None, "network.kind": "mlp", "opponents.sampling": "uniform"}
 
 
+def check_learner_seats(learner_seats: str) -> None:
+    """What a self-play env accepts as `learner_seats` (the config's own check words it for YAML)."""
+    if learner_seats not in LEARNER_SEATS:
+        raise ValueError(f"learner_seats={learner_seats!r}; allowed: {', '.join(map(repr, LEARNER_SEATS))}")
+
+
 def allowed_opponents(env_id: str) -> list[str]:
     """Keys an `opponents.weights` mapping may use for this game."""
     return [SELF, HEURISTICS, *agent_names(env_id)]

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
 
 
@@ -35,8 +36,7 @@ class SeatEnv(gym.Env):
         margin_shaping: float = 0.0,
         gamma: float = 1.0,
     ):
-        if learner_seats not in ("one", "all"):
-            raise ValueError(f"learner_seats={learner_seats!r}; allowed: 'one', 'all'")
+        check_learner_seats(learner_seats)
         if learner_seats == "one" and pool is None:
             raise ValueError("learner_seats='one' needs an opponent pool for the other seats")
         self.aec = env.make_raw()
