@@ -43,3 +43,22 @@ def play_legal_game():
             state.apply(action)
 
     return play
+
+
+@pytest.fixture
+def check_masks_reach_ppo():
+    """`check(model, favourite)`: learn one rollout with the action head biased hard towards `favourite`,
+    then assert every sampled action was legal and `favourite` was taken exactly when it was legal."""
+    import numpy as np
+    from stable_baselines3.common.logger import Logger
+
+    def check(model, favourite: int) -> None:
+        model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
+        model.learn(96)  # an illegal action would raise IllegalActionError inside the env
+        buffer = model.rollout_buffer
+        actions = buffer.actions.reshape(-1).astype(int)
+        masks = buffer.action_masks.reshape(len(actions), -1).astype(bool)
+        assert masks[np.arange(len(actions)), actions].all()
+        np.testing.assert_array_equal(actions == favourite, masks[:, favourite])  # taken iff legal: the bias is huge
+
+    return check

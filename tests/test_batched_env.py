@@ -16,7 +16,6 @@ import pytest
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
@@ -172,7 +171,7 @@ def test_same_seed_same_games_other_seed_other_games():
     assert not np.array_equal(first, other)
 
 
-def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy():
+def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy(check_masks_reach_ppo):
     """Bias the network hard towards one action: it is taken exactly when legal, never otherwise."""
     config = smoke_config("cromlet")
     env = BatchedSelfPlayEnv(config.env, pools(config, {"heuristics": 1.0}, 0, 4))
@@ -182,13 +181,7 @@ def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy():
     favourite = int(np.flatnonzero(~env.action_masks()[0])[0])  # illegal at the first decision of game 0
     with torch.no_grad():
         model.policy.action_net.bias[favourite] = 1e4
-    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
-    model.learn(96)  # an illegal action would raise IllegalActionError inside the env
-    buffer = model.rollout_buffer
-    actions = buffer.actions.reshape(-1).astype(int)
-    masks = buffer.action_masks.reshape(len(actions), -1).astype(bool)
-    assert masks[np.arange(len(actions)), actions].all()
-    np.testing.assert_array_equal(actions == favourite, masks[:, favourite])
+    check_masks_reach_ppo(model, favourite)
 
 
 def test_the_trainer_runs_the_batched_path(tmp_path):
