@@ -167,9 +167,9 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     """Run torch and onnxruntime on the same positions: the largest logit difference on legal actions,
     whether every legal logit agrees within TOLERANCE x max(1, the position's largest |legal logit|)
     (float32 rounding grows with the logits a network sums and subtracts), and whether the chosen actions
-    agree everywhere. Two legal actions whose torch logits tie
-    within that tolerance (shared-weight networks score identical entities identically) are both the
-    policy's choice, so ONNX picking either agrees."""
+    agree everywhere. Two legal actions whose torch logits tie within that tolerance (shared-weight
+    networks score identical entities identically) are both the policy's choice, so ONNX picking either
+    agrees."""
     import onnxruntime as ort
     import torch
 
@@ -181,13 +181,13 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     best = np.max(np.where(legal, reference, -np.inf), axis=1)
     chosen = np.take_along_axis(reference, actions.reshape(-1, 1).astype(np.int64), axis=1)[:, 0]
     scale = np.maximum(1.0, np.max(np.where(legal, np.abs(reference), 0.0), axis=1))  # per position
-    allowed = tie = TOLERANCE * scale
+    allowed = TOLERANCE * scale
     return {
         "positions": int(len(observations)),
         "max_abs_logit_diff": float(np.max(np.abs(logits - reference)[legal])),
         "logits_agree": bool(np.all((np.abs(logits - reference) <= allowed[:, None])[legal])),
         "illegal_logits_masked": bool(np.all(logits[~legal] == np.float32(MASKED_LOGIT))),
-        "actions_agree": bool(np.all(legal[np.arange(len(actions)), actions] & (chosen >= best - tie))),
+        "actions_agree": bool(np.all(legal[np.arange(len(actions)), actions] & (chosen >= best - allowed))),
     }
 
 
