@@ -187,4 +187,28 @@ class KeepOptions(_PlacementHeuristic):
         return scores
 
 
-HEURISTICS = {cls.name: cls for cls in (MostContacts, ShedHardest, MostPoints, KeepOptions)}
+class BlockRivals(KeepOptions):
+    """`keep_options`, then spoil the table for the others: among its best-ranked placements (those within the
+    weight of its own-hand criteria of the best), prefer the one after which the fewest of the tiles this
+    player cannot see (all 80 less the table and the own hand: the rivals' hands and the bag) still fit. A
+    rival without a fitting tile must draw, and that is a tile further from going out."""
+
+    name = "block_rivals"
+
+    SPOIL, WINDOW = 5000.0, 1000.0
+
+    def _score(self, moves, view):
+        scores = super()._score(moves, view)
+        tiles = view["tiles"]
+        unseen = np.setdiff1d(np.arange(T.NUM_TILES), np.concatenate([tiles[tiles >= 0], view["hand"]])).tolist()
+        if not unseen:
+            return scores
+        table, junior = self.tracker.table, view["variant"] == "junior"
+        for i in np.flatnonzero(scores >= scores.max() - self.WINDOW):
+            after = table.place(Placement(*moves[i, :4].tolist()))
+            still_fit = np.unique(after.search(unseen, junior)[:, 0]).size
+            scores[i] -= self.SPOIL * still_fit / len(unseen)
+        return scores
+
+
+HEURISTICS = {cls.name: cls for cls in (MostContacts, ShedHardest, MostPoints, KeepOptions, BlockRivals)}

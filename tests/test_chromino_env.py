@@ -12,6 +12,9 @@ import pytest
 from tabletop import envs
 from tabletop.envs import EnvSpec
 from tabletop.agents import make_agent
+from tabletop.agents.chromino import BlockRivals, KeepOptions
+from tabletop.envs.chromino.actions import ActionLayout
+from tabletop.envs.chromino.table import Placement
 from tabletop.envs.chromino.observe import ChrominoObserver
 from tabletop.envs.chromino.render import RGB
 from tabletop.envs.chromino.rules import ChrominoGame
@@ -91,7 +94,7 @@ def test_renders_draw_the_tiles_in_their_colours():
         assert (picture == RGB[colour]).all(axis=2).any()
 
 
-@pytest.mark.parametrize("name", ["most_contacts", "shed_hardest", "most_points", "keep_options"])
+@pytest.mark.parametrize("name", ["most_contacts", "shed_hardest", "most_points", "keep_options", "block_rivals"])
 def test_heuristics_play_legal_games(name):
     result = run_tournament(CHROMINO, [name, "random"], 20, seed=5)
     assert result.records[name].seats_played == 20
@@ -116,10 +119,11 @@ class _ViewOnly(dict):
         return super().__getitem__(key)
 
 
-def test_keep_options_picks_legal_actions_from_the_seat_view_alone():
+@pytest.mark.parametrize("name", ["keep_options", "block_rivals"])
+def test_lookahead_heuristics_pick_legal_actions_from_the_seat_view_alone(name):
     """Every action is legal; the agent gets the seat's view, never the full state, and the same view
     with other hands and bag dealt differently gets the same action (it cannot depend on them)."""
-    agent = make_agent(CHROMINO, "keep_options", seed=0)
+    agent = make_agent(CHROMINO, name, seed=0)
     for config in ({"num_players": 2}, {"num_players": 3, "variant": "junior"}, {"num_players": 2, "variant": "expert"}):
         game = ChrominoGame(**config)
         rng = np.random.default_rng(12)
@@ -135,6 +139,35 @@ def test_keep_options_picks_legal_actions_from_the_seat_view_alone():
                 assert mask[action], state.action_to_string(action)
                 assert probe.act(None, twin.legal_action_mask(), _ViewOnly(twin.view(seat))) == action
                 state.apply(action)
+
+
+def test_block_rivals_leaves_the_fewest_unseen_tiles_a_place():
+    """Checked on the real game: the tiles `block_rivals` cannot see are the other hands and the bag, and among
+    the placements `keep_options` ranks within the window of the best it takes one after which the fewest of
+    them still fit (each candidate laid on a copy of the true table)."""
+    game = ChrominoGame(num_players=2)
+    agent, ranker = BlockRivals(seed=0), KeepOptions(seed=0)
+    checked = 0
+    state = game.new_initial_state(np.random.default_rng(3))
+    while not state.is_terminal():
+        seat, mask, view = state.current_player, state.legal_action_mask(), state.view(state.current_player)
+        moves = view["legal_moves"]
+        if view["phase"] == "choose" and moves is not None and len(moves) > 1:
+            hidden = [tile for s, hand in enumerate(state.hands) if s != seat for tile in hand] + list(state.bag)
+            ranked = ranker._score(moves, view)
+            window = np.flatnonzero(ranked >= ranked.max() - BlockRivals.WINDOW)
+            spoiled = {
+                i: ranked[i] - BlockRivals.SPOIL * len({int(t) for t in ranker.tracker.table.place(Placement(*moves[i, :4].tolist())).search(hidden)[:, 0]}) / len(hidden)
+                for i in window.tolist()
+            }
+            action = agent.act(None, mask, view)
+            best = max(spoiled.values())
+            assert any(v == best and ActionLayout(game.grid_size).choose(*moves[i, :2].tolist()) == action for i, v in spoiled.items())
+            checked += 1
+        else:
+            action = agent.act(None, mask, view)
+        state.apply(action)
+    assert checked >= 10
 
 
 def test_keep_options_beats_random():
