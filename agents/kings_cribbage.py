@@ -14,7 +14,18 @@ import numpy as np
 
 from tabletop.envs.kings_cribbage.movegen import generate_moves
 from tabletop.envs.kings_cribbage.scoring import MAX_HAND
-from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_FACES, NUM_KINDS, NUM_RANKS, kind_rank
+from tabletop.envs.kings_cribbage.tiles import (
+    FACE_COLOUR,
+    FACE_KIND,
+    FACE_VALUE,
+    NUM_FACES,
+    NUM_KINDS,
+    NUM_RANKS,
+    TILES_PER_KIND,
+    kind_colour,
+    kind_of,
+    kind_rank,
+)
 
 
 def _layout(view: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -144,4 +155,63 @@ class LeaveAgent(_Planner):
         return points + worth
 
 
-HEURISTICS = {"greedy": GreedyAgent, "leave": LeaveAgent}
+class ReplyAgent(LeaveAgent):
+    """`leave`'s value minus half of what the next player is expected to score in reply: a one-move look-ahead.
+
+    A greedy player gives no thought to the lines its move opens; this one lays each of its `TOP` best moves
+    (by `leave`'s value) on a copy of the board and averages the next player's best score there over `SAMPLES`
+    racks drawn from the tiles it cannot see (all 104 less the board and its own rack: the other racks and the
+    bag; a laid 6 or 9 may show the other number, so the two count as one pair of kinds, which play alike).
+    Only the view is read, and the draws come from the agent's own seeded generator. Figures:
+    docs/kings_cribbage.md, Figures."""
+
+    name = "reply"
+    TOP, SAMPLES, WEIGHT = 8, 4, 0.5
+
+    def _best(self, points, actions, lengths, view):
+        value = self.value(points, actions, lengths, view)
+        racks = self._replying_racks(view)
+        scores = value
+        if len(value) > 1 and racks:
+            shortlist = np.argsort(-value, kind="stable")[: self.TOP]
+            replies = np.array([self._expected_reply(actions[i, : lengths[i]], racks, view) for i in shortlist])
+            scores = np.full(len(value), -np.inf)
+            scores[shortlist] = value[shortlist] - self.WEIGHT * replies
+        best = np.flatnonzero(scores == scores.max())
+        return int(best[self.rng.integers(len(best))])
+
+    def _replying_racks(self, view: dict[str, Any]) -> list[list[int]]:
+        """Racks the next player might hold, drawn from the tiles this player cannot see."""
+        values, colours = view["values"], view["colours"]
+        occupied = values > 0
+        seen = np.bincount(
+            [kind_of(int(c), int(v)) for v, c in zip(values[occupied], colours[occupied])] + list(view["rack"]),
+            minlength=NUM_KINDS,
+        )
+        left = TILES_PER_KIND - seen
+        for colour in (0, 1):  # a shown 6 may be a turned 9 and the other way round: count the pair together
+            six, nine = kind_of(colour, 6), kind_of(colour, 9)
+            pair = left[six] + left[nine]
+            left[six], left[nine] = min(pair, TILES_PER_KIND), max(pair - TILES_PER_KIND, 0)
+        unseen = np.repeat(np.arange(NUM_KINDS), left)
+        nxt = (view["player"] + 1) % view["num_players"]
+        if view["variant"] == "solitaire":  # the next player draws only tiles of its own colour
+            unseen = unseen[[kind_colour(int(k)) == nxt for k in unseen]]
+        size = min(view["rack_sizes"][nxt], len(unseen))
+        if not size:
+            return []
+        return [self.rng.choice(unseen, size, replace=False).tolist() for _ in range(self.SAMPLES)]
+
+    def _expected_reply(self, move: np.ndarray, racks: list[list[int]], view: dict[str, Any]) -> float:
+        """The next player's best score after `move`, averaged over `racks` (none when the move goes out: with
+        the bag empty, emptying the rack ends the game)."""
+        if len(move) == len(view["rack"]) and view["bag_sizes"][view["player"]] == 0:
+            return 0.0
+        values, colours, size = view["values"].copy(), view["colours"].copy(), view["board_size"]
+        face, cell = np.divmod(move, size * size)
+        values.flat[cell], colours.flat[cell] = FACE_VALUE[face], FACE_COLOUR[face]
+        best = [generate_moves(values, colours, rack, ordered=False).points.max(initial=0) for rack in racks]
+        return float(np.mean(best))
+
+
+HEURISTICS = {"greedy": GreedyAgent, "leave": LeaveAgent, "reply": ReplyAgent}

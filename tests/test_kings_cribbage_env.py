@@ -171,7 +171,7 @@ def test_renders_show_the_move_being_built():
 
 
 # --- heuristics --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["greedy", "leave"])
+@pytest.mark.parametrize("name", ["greedy", "leave", "reply"])
 def test_heuristics_play_legal_games_and_beat_random(name):
     agent = make_agent(EnvSpec("kings_cribbage_v0"), name, seed=0)
     assert agent.name == name and agent.needs_observation is False
@@ -181,4 +181,4 @@ def test_heuristics_play_legal_games_and_beat_random(name):
 
 def test_heuristics_also_play_three_players_and_solitaire():
     run_tournament(EnvSpec("kings_cribbage_v0", {"num_players": 3}), ["greedy", "leave", "random"], 3, seed=1)
-    run_tournament(EnvSpec("kings_cribbage_v0", {"variant": "solitaire"}), ["leave", "greedy"], 2, seed=1)
+    run_tournament(EnvSpec("kings_cribbage_v0", {"variant": "solitaire"}), ["leave", "reply"], 2, seed=1)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tabletop.agents import make_agent
+from tabletop.agents.kings_cribbage import ReplyAgent
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import InvalidStateError, ParameterError
 from tabletop.envs.kings_cribbage.move_features import COLUMNS, FEATURES, LINES, NUM_FEATURES, board_runs
@@ -22,7 +23,7 @@ from tabletop.envs.kings_cribbage.movegen import MOVE_MOST, generate_moves
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver
 from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
 from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame
-from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS
+from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, kind_of
 from tabletop.train.evaluation.tournament import run_tournament
 from test_kings_cribbage_env import _perturbed
 from test_kings_cribbage_oracle import brute_moves
@@ -343,7 +344,7 @@ def test_max_moves_belongs_to_the_moves_mode():
 
 
 # --- the heuristics play at move level ----------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["greedy", "leave"])
+@pytest.mark.parametrize("name", ["greedy", "leave", "reply"])
 def test_heuristics_play_move_level_games_and_beat_random(name):
     spec = EnvSpec("kings_cribbage_v0", {"action_mode": "moves"})
     result = run_tournament(spec, [name, "random"], 4, seed=3)
@@ -351,6 +352,43 @@ def test_heuristics_play_move_level_games_and_beat_random(name):
 
 
 def test_heuristics_play_move_level_with_three_players_solitaire_and_small_boards():
-    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "num_players": 3}), ["greedy", "leave", "random"], 2, seed=1)
-    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "variant": "solitaire"}), ["leave", "greedy"], 2, seed=1)
+    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "num_players": 3}), ["greedy", "reply", "random"], 2, seed=1)
+    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "variant": "solitaire"}), ["reply", "greedy"], 2, seed=1)
     run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "board_size": 5, "max_moves": 2}), ["leave", "greedy"], 4, seed=1)
+
+
+SIX_FOR_NINE = np.arange(NUM_KINDS)
+SIX_FOR_NINE[[kind_of(colour, 9) for colour in (0, 1)]] = [kind_of(colour, 6) for colour in (0, 1)]
+
+
+def test_reply_weighs_the_opponents_actual_best_answer_once_the_bag_is_empty():
+    """With the bag empty the tiles `reply` cannot see are exactly the opponent's rack, so every rack it samples
+    is that rack, and its choice can be checked on the real game: each of its shortlisted moves played on a clone,
+    answered by the opponent's best move with the actual rack (none when the move ended the game). A 6 and a 9
+    play alike (either may show the other number) and a laid one may show either, so they compare as one kind."""
+    game = _moves_game()
+    agent = ReplyAgent(seed=0)
+    checked = 0
+    for seed in range(3):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while not state.is_terminal():
+            seat, mask = state.current_player, state.legal_action_mask()
+            view = state.view(seat)
+            if not any(state.bags) and view["can_move"] and len(state.offered) > 1:
+                opponent = sorted(SIX_FOR_NINE[state.racks[1 - seat]])
+                assert all(sorted(SIX_FOR_NINE[rack]) == opponent for rack in agent._replying_racks(view))
+                offered = state.offered
+                value = agent.value(offered.points, offered.actions, offered.lengths, view)
+                worth = {}
+                for slot in np.argsort(-value, kind="stable")[: ReplyAgent.TOP]:
+                    after = state.clone()
+                    after.apply(int(slot))
+                    answer = 0 if after.is_terminal() else after.moves_for(1 - seat).points.max(initial=0)
+                    worth[int(slot)] = value[slot] - ReplyAgent.WEIGHT * answer
+                action = agent.act(None, mask, view)
+                assert worth[action] == max(worth.values())
+                checked += 1
+            else:
+                action = agent.act(None, mask, view)
+            state.apply(action)
+    assert checked >= 5
