@@ -225,6 +225,12 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
                  "--train-steps", "128", "--rounds", "1"]) == 0
     rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[2:4]}
     assert rows == {"dummy": "mlp", "batched": "circles"}  # the old path trains the old config
+    spelled_out = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
+    spelled_out["env_kwargs"] = {**spelled_out.get("env_kwargs", {}), "illegal_action": "raise"}  # the default, named
+    (tmp_path / "spelled_out.yaml").write_text(yaml.safe_dump(spelled_out))
+    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(tmp_path / "spelled_out.yaml"),
+                 "--train-steps", "128", "--rounds", "1"]) == 0  # the same game with a default written out
+    capsys.readouterr()
     assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
     assert "compare one game" in capsys.readouterr().err
     assert main(["bench", "cromlet_v0", "--train", str(SMOKE / "cromlet.yaml")]) == 2

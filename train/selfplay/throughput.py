@@ -105,7 +105,7 @@ def compare_paths(config: TrainConfig, steps: int, rounds: int = 2, batched_game
     path trains `old_config` when given (the same game: say, the flat MLP the new network replaces)."""
     if steps < 1 or rounds < 1:
         raise ValueError(f"steps and rounds must be at least 1, got steps={steps}, rounds={rounds}")
-    if old_config is not None and old_config.env != config.env:
+    if old_config is not None and (old_config.env.env_id, old_config.env.resolved()) != (config.env.env_id, config.env.resolved()):
         raise ValueError(f"the old config plays {old_config.env}, the config {config.env}: compare one game")
     configs = {kind: config for kind in PATHS}
     if old_config is not None:
