@@ -9,7 +9,7 @@ import torch
 import yaml
 
 from tabletop.agents import make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.chromino import tiles as T
 from tabletop.train.selfplay.board_network import BoardPolicy
@@ -17,6 +17,7 @@ from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_con
 from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
+from test_networks import assert_never_masked, untrained_policy
 
 REPO = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -26,17 +27,8 @@ PLANES = ("board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "
 
 
 def board_policy(spec: EnvSpec, seed: int = 0) -> BoardPolicy:
-    """An untrained `board` policy with its heads redrawn, so logits differ by whole units."""
-    torch.manual_seed(seed)
-    env = spec.make_raw()
-    agent = env.possible_agents[0]
-    policy_class, kwargs = network_policy(BOARD, spec)
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
-    extractor = policy.mlp_extractor
-    with torch.no_grad():
-        for head in (extractor.cell_logits, extractor.extra_logits[-1], *([extractor.row_logit] if extractor.rows else [])):
-            torch.nn.init.normal_(head.weight, std=1.0)
-    return policy
+    """An untrained `board` policy with its heads redrawn."""
+    return untrained_policy(BOARD, spec, lambda x: (x.cell_logits, x.extra_logits[-1], *([x.row_logit] if x.rows else [])), seed)
 
 
 def chromino_positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,11 +87,7 @@ def test_chromino_choose_logits_share_one_scorer_across_tiles():
 
 def test_board_policy_never_chooses_a_masked_action():
     policy = board_policy(CHROMINO, seed=3)
-    observations, masks = export.sample_positions(CHROMINO, 150, seed=9)
-    rng = np.random.default_rng(0)
-    for observation, mask in zip(observations, masks):
-        assert mask[choose_action(policy, observation, mask, None)] == 1
-        assert mask[choose_action(policy, observation, mask, rng)] == 1
+    assert_never_masked(policy, *export.sample_positions(CHROMINO, 150, seed=9))
 
 
 def test_board_policy_with_a_window_exports_to_onnx_and_agrees_with_torch(tmp_path):

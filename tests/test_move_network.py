@@ -9,13 +9,13 @@ import torch
 import yaml
 
 from tabletop.agents import OnnxAgent, make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
 from tabletop.train.selfplay.move_network import MovePolicy
-from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
+from test_networks import assert_never_masked, untrained_policy
 
 REPO = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -24,17 +24,8 @@ NETWORK = NetworkConfig(kind="moves", hidden=[16], width=8, blocks=1, activation
 
 
 def move_policy(spec: EnvSpec = MOVES, seed: int = 0) -> MovePolicy:
-    """An untrained `moves` policy with its heads redrawn, so logits differ by whole units."""
-    torch.manual_seed(seed)
-    env = spec.make_raw()
-    agent = env.possible_agents[0]
-    policy_class, kwargs = network_policy(NETWORK, spec)
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
-    extractor = policy.mlp_extractor
-    with torch.no_grad():
-        for head in (extractor.move_logit[-1], extractor.exchange_logit[-1], extractor.exchange_bias):
-            torch.nn.init.normal_(head.weight, std=1.0)
-    return policy
+    """An untrained `moves` policy with its heads redrawn."""
+    return untrained_policy(NETWORK, spec, lambda x: (x.move_logit[-1], x.exchange_logit[-1], x.exchange_bias), seed)
 
 
 def positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,9 +88,7 @@ def test_never_chooses_a_masked_action_with_moves_or_exchanges():
     for observation, mask in zip(swaps, swap_masks):
         layout.block(observation, "moves")[:] = 0
         mask[40 + rng.choice(32, size=rng.integers(1, 33), replace=False)] = 1
-    for observation, mask in zip(np.concatenate([observations, swaps]), np.concatenate([masks, swap_masks])):
-        assert mask[choose_action(policy, observation, mask, None)] == 1
-        assert mask[choose_action(policy, observation, mask, rng)] == 1
+    assert_never_masked(policy, np.concatenate([observations, swaps]), np.concatenate([masks, swap_masks]))
 
 
 def test_exports_to_onnx_and_agrees_with_torch(tmp_path):

@@ -23,17 +23,31 @@ torch.set_num_threads(1)  # one small forward at a time: on a busy machine more 
 CIRCLES = NetworkConfig(kind="circles", hidden=[16], width=8, blocks=1, activation="relu")
 
 
-def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:
-    """An untrained `circles` policy with its heads redrawn, so logits differ by whole units."""
+def untrained_policy(network: NetworkConfig, spec: EnvSpec, heads, seed: int = 0):
+    """An untrained policy of `network` for `spec`, the layers `heads(extractor)` lists redrawn so that logits
+    differ by whole units (the network kinds' tests share it)."""
     torch.manual_seed(seed)
     env = spec.make_raw()
     agent = env.possible_agents[0]
-    policy_class, kwargs = network_policy(CIRCLES, spec)
+    policy_class, kwargs = network_policy(network, spec)
     policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
     with torch.no_grad():
-        for head in (policy.mlp_extractor.entity_logits, policy.mlp_extractor.extra_logits[-1]):
+        for head in heads(policy.mlp_extractor):
             torch.nn.init.normal_(head.weight, std=1.0)
     return policy
+
+
+def assert_never_masked(policy, observations, masks) -> None:
+    """Neither the greedy nor the sampled choice is ever a masked action."""
+    rng = np.random.default_rng(0)
+    for observation, mask in zip(observations, masks):
+        assert mask[choose_action(policy, observation, mask, None)] == 1
+        assert mask[choose_action(policy, observation, mask, rng)] == 1
+
+
+def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:
+    """An untrained `circles` policy with its heads redrawn."""
+    return untrained_policy(CIRCLES, spec, lambda extractor: (extractor.entity_logits, extractor.extra_logits[-1]), seed)
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -74,11 +88,7 @@ def test_a_circles_logits_come_from_that_circle_with_weights_shared_by_all():
 def test_circles_policy_never_chooses_a_masked_action():
     spec = EnvSpec("cromlet_v0")
     policy = circle_policy(spec, seed=3)
-    observations, masks = export.sample_positions(spec, 300, seed=9)
-    rng = np.random.default_rng(0)
-    for observation, mask in zip(observations, masks):
-        assert mask[choose_action(policy, observation, mask, None)] == 1
-        assert mask[choose_action(policy, observation, mask, rng)] == 1
+    assert_never_masked(policy, *export.sample_positions(spec, 300, seed=9))
 
 
 def test_circles_policy_exports_to_onnx_and_agrees_with_torch(tmp_path):
