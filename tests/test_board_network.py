@@ -28,7 +28,7 @@ PLANES = ("board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "
 
 def board_policy(spec: EnvSpec, seed: int = 0) -> BoardPolicy:
     """An untrained `board` policy with its heads redrawn."""
-    return untrained_policy(BOARD, spec, lambda x: (x.cell_logits, x.extra_logits[-1], *([x.row_logit] if x.rows else [])), seed)
+    return untrained_policy(BOARD, spec, seed)
 
 
 def chromino_positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ NETWORK = NetworkConfig(kind="moves", hidden=[16], width=8, blocks=1, activation
 
 def move_policy(spec: EnvSpec = MOVES, seed: int = 0) -> MovePolicy:
     """An untrained `moves` policy with its heads redrawn."""
-    return untrained_policy(NETWORK, spec, lambda x: (x.move_logit[-1], x.exchange_logit[-1], x.exchange_bias), seed)
+    return untrained_policy(NETWORK, spec, seed)
 
 
 def positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

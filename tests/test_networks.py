@@ -23,16 +23,16 @@ torch.set_num_threads(1)  # one small forward at a time: on a busy machine more 
 CIRCLES = NetworkConfig(kind="circles", hidden=[16], width=8, blocks=1, activation="relu")
 
 
-def untrained_policy(network: NetworkConfig, spec: EnvSpec, heads, seed: int = 0):
-    """An untrained policy of `network` for `spec`, the layers `heads(extractor)` lists redrawn so that logits
-    differ by whole units (the network kinds' tests share it)."""
+def untrained_policy(network: NetworkConfig, spec: EnvSpec, seed: int = 0):
+    """An untrained policy of `network` for `spec`, its logit heads redrawn so that logits differ by whole units
+    (the network kinds' tests share it)."""
     torch.manual_seed(seed)
     env = spec.make_raw()
     agent = env.possible_agents[0]
     policy_class, kwargs = network_policy(network, spec)
     policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
     with torch.no_grad():
-        for head in heads(policy.mlp_extractor):
+        for head in policy.mlp_extractor.logit_heads():
             torch.nn.init.normal_(head.weight, std=1.0)
     return policy
 
@@ -47,7 +47,7 @@ def assert_never_masked(policy, observations, masks) -> None:
 
 def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:
     """An untrained `circles` policy with its heads redrawn."""
-    return untrained_policy(CIRCLES, spec, lambda extractor: (extractor.entity_logits, extractor.extra_logits[-1]), seed)
+    return untrained_policy(CIRCLES, spec, seed)
 
 
 @pytest.mark.parametrize("players", [2, 4])
