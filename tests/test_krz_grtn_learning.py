@@ -24,6 +24,7 @@ from tabletop.train.cli import main
 from tabletop.train.selfplay.role_network import ACTOR
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
+from test_networks import untrained_policy
 
 torch.set_num_threads(1)
 ROLES = NetworkConfig(kind="roles", hidden=[16], width=8, activation="relu")
@@ -31,15 +32,8 @@ FOUR = EnvSpec("krz_grtn_v0", {"num_players": 4})
 
 
 def role_policy(spec: EnvSpec, seed: int = 0):
-    """An untrained `roles` policy with its heads redrawn, so logits differ by whole units."""
-    torch.manual_seed(seed)
-    env = spec.make_raw()
-    policy_class, kwargs = network_policy(ROLES, spec)
-    policy = build_policy(env.observation_space("player_0")["observation"], env.action_space("player_0"), kwargs, policy_class)
-    with torch.no_grad():
-        for head in (policy.mlp_extractor.tile_logits, policy.mlp_extractor.choices[-1], policy.mlp_extractor.pair[-1]):
-            torch.nn.init.normal_(head.weight, std=1.0)
-    return policy
+    """An untrained `roles` policy with its heads redrawn."""
+    return untrained_policy(ROLES, spec, seed)
 
 
 def play_until(spec: EnvSpec, phase: int, seed: int = 0):
