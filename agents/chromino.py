@@ -198,9 +198,8 @@ class BlockRivals(KeepOptions):
     SPOIL, WINDOW = 5000.0, 1000.0
 
     def _score(self, moves, view):
-        scores = super()._score(moves, view)
-        tiles = view["tiles"]
-        unseen = np.setdiff1d(np.arange(T.NUM_TILES), np.concatenate([tiles[tiles >= 0], view["hand"]])).tolist()
+        scores = super()._score(moves, view)  # brings the tracker's table up to date
+        unseen = sorted(set(range(T.NUM_TILES)) - self.tracker.known - set(view["hand"]))
         if not unseen:
             return scores
         table, junior = self.tracker.table, view["variant"] == "junior"

@@ -82,9 +82,13 @@ class _Planner:
         self._plan = (key, plan)
         return plan
 
+    def choice_scores(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        """What the move choice maximises: the value, unless a subclass looks further."""
+        return self.value(points, actions, lengths, view)
+
     def _best(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> int:
-        """The index of the most valuable move (ties broken at random)."""
-        scores = self.value(points, actions, lengths, view)
+        """The index of the move that scores best (ties broken at random)."""
+        scores = self.choice_scores(points, actions, lengths, view)
         best = np.flatnonzero(scores == scores.max())
         return int(best[self.rng.integers(len(best))])
 
@@ -168,27 +172,23 @@ class ReplyAgent(LeaveAgent):
     name = "reply"
     TOP, SAMPLES, WEIGHT = 8, 4, 0.5
 
-    def _best(self, points, actions, lengths, view):
+    def choice_scores(self, points, actions, lengths, view):
+        """`leave`'s value less `WEIGHT` times the expected reply for the `TOP` best moves; -inf for the rest."""
         value = self.value(points, actions, lengths, view)
         racks = self._replying_racks(view)
-        scores = value
-        if len(value) > 1 and racks:
-            shortlist = np.argsort(-value, kind="stable")[: self.TOP]
-            replies = np.array([self._expected_reply(actions[i, : lengths[i]], racks, view) for i in shortlist])
-            scores = np.full(len(value), -np.inf)
-            scores[shortlist] = value[shortlist] - self.WEIGHT * replies
-        best = np.flatnonzero(scores == scores.max())
-        return int(best[self.rng.integers(len(best))])
+        if len(value) < 2 or not racks:
+            return value
+        shortlist = np.argsort(-value, kind="stable")[: self.TOP]
+        replies = np.array([self._expected_reply(actions[i, : lengths[i]], racks, view) for i in shortlist])
+        scores = np.full(len(value), -np.inf)
+        scores[shortlist] = value[shortlist] - self.WEIGHT * replies
+        return scores
 
     def _replying_racks(self, view: dict[str, Any]) -> list[list[int]]:
         """Racks the next player might hold, drawn from the tiles this player cannot see."""
-        values, colours = view["values"], view["colours"]
-        occupied = values > 0
-        seen = np.bincount(
-            [kind_of(int(c), int(v)) for v, c in zip(values[occupied], colours[occupied])] + list(view["rack"]),
-            minlength=NUM_KINDS,
-        )
-        left = TILES_PER_KIND - seen
+        occupied = view["values"] > 0
+        on_board = kind_of(view["colours"][occupied].astype(np.int64), view["values"][occupied].astype(np.int64))
+        left = TILES_PER_KIND - np.bincount(np.concatenate([on_board, view["rack"]]).astype(np.int64), minlength=NUM_KINDS)
         for colour in (0, 1):  # a shown 6 may be a turned 9 and the other way round: count the pair together
             six, nine = kind_of(colour, 6), kind_of(colour, 9)
             pair = left[six] + left[nine]
@@ -196,7 +196,7 @@ class ReplyAgent(LeaveAgent):
         unseen = np.repeat(np.arange(NUM_KINDS), left)
         nxt = (view["player"] + 1) % view["num_players"]
         if view["variant"] == "solitaire":  # the next player draws only tiles of its own colour
-            unseen = unseen[[kind_colour(int(k)) == nxt for k in unseen]]
+            unseen = unseen[kind_colour(unseen) == nxt]
         size = min(view["rack_sizes"][nxt], len(unseen))
         if not size:
             return []
