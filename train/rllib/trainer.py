@@ -47,6 +47,7 @@ LEARNER_STEPS = ("env_runners", "num_module_steps_sampled_lifetime", LEARNER)
 ENV_STEPS = ("env_runners", "num_env_steps_sampled_lifetime")
 TRAINED = ("learners", LEARNER, "num_module_steps_trained_lifetime")
 APPO_MAX_FRAGMENT = 64  # env steps per sampled fragment (per env), at most
+UNTRAINED_ITERATIONS = 20  # a run past its budget waits at most this many iterations in all for a first update
 PROGRESS_COLUMNS = [STEP_COLUMN, "rollout/ep_rew_mean", "time/iteration", "time/env_steps", "time/seconds", "train/games", "train/learner_samples_trained"]
 
 
@@ -257,7 +258,9 @@ def count(result: dict, key: tuple[str, ...]) -> int:
 
 
 def train(config: TrainConfig, out: str | Path | None = None, steps: int | None = None, resume: str | Path | None = None, progress: bool = True) -> RLlibResult:
-    """Train to `steps` learner steps (the config's budget by default) on RLlib, then evaluate."""
+    """Train to `steps` learner steps (the config's budget by default) on RLlib, and on until the learner has
+    trained at least once (APPO's asynchronous learner can lag; at most `UNTRAINED_ITERATIONS` iterations), then
+    evaluate."""
     if config.backend != "rllib":
         raise ValueError(f"this trainer runs backend: rllib configs; the config says backend: {config.backend}")
     if resume is not None:
@@ -277,15 +280,16 @@ def train(config: TrainConfig, out: str | Path | None = None, steps: int | None 
         try:
             run = Run(config, run_dir, algo)
             run.snapshot(fill_all=True)  # self-play needs an opponent from the first game
-            learner_steps = env_steps = iteration = 0
+            learner_steps = env_steps = iteration = trained = 0
             next_snapshot, next_eval, next_checkpoint = (config.opponents.snapshot_every, config.evaluation.every, config.checkpoint.every)
             train_seconds = 0.0
-            while learner_steps < total:
+            # APPO's asynchronous learner can lag its samples: go on past the budget until it has trained once
+            while learner_steps < total or (not trained and iteration < UNTRAINED_ITERATIONS):
                 began = time.perf_counter()
                 result = algo.train()
                 train_seconds += time.perf_counter() - began
                 iteration += 1
-                learner_steps, env_steps = count(result, LEARNER_STEPS), count(result, ENV_STEPS)
+                learner_steps, env_steps, trained = count(result, LEARNER_STEPS), count(result, ENV_STEPS), count(result, TRAINED)
                 row = run.log_iteration(iteration, result, train_seconds)
                 if progress:
                     rates = " ".join(f"{k[12:]} {v:.2f}" for k, v in row.items() if k.startswith("win_rate_vs_"))
