@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop.train.selfplay.policy import HeadedPolicy
+from tabletop.train.selfplay.policy import StructuredPolicy
 
 CHROMINO_WINDOW = 27  # 20 measured keep_options games spanned at most 21 cells, +2 each side for placements
 CRITIC_POOL = 3  # the critic reads the window average-pooled over 3x3 squares
@@ -219,16 +219,8 @@ class BoardExtractor(nn.Module):
         return [self.cell_logits, self.extra_logits[-1]] + ([self.row_logit] if self.rows else [])
 
 
-class BoardPolicy(HeadedPolicy):
+class BoardPolicy(StructuredPolicy):
     """MaskableActorCriticPolicy with the `board` network in its `mlp_extractor` slot."""
-
-    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32, blocks: int = 2,
-                 critic: tuple[int, ...] = (256, 256), **kwargs):
-        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
-        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = BoardExtractor(self.structure, self.width, self.blocks, self.critic, self.activation_fn)
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}

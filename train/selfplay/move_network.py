@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from tabletop.train.selfplay.policy import HeadedPolicy
+from tabletop.train.selfplay.policy import StructuredPolicy
 
 GLOBAL_SEGMENTS = ("rack", "scores", "rack_sizes", "bag_sizes", "to_move", "phase", "passes")
 BOARD_SEGMENTS = ("board_rank", "board_colour")  # side by side in the layout: the board's channels
@@ -180,16 +180,8 @@ class MoveExtractor(nn.Module):
         return [self.move_logit[-1], self.exchange_logit[-1], self.exchange_bias]
 
 
-class MovePolicy(HeadedPolicy):
+class MovePolicy(StructuredPolicy):
     """MaskableActorCriticPolicy with the `moves` network in its `mlp_extractor` slot."""
-
-    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 64, blocks: int = 1,
-                 critic: tuple[int, ...] = (128, 128), **kwargs):
-        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
-        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = MoveExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}

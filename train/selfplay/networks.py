@@ -27,7 +27,7 @@ from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.board_network import STRUCTURES, BoardPolicy
 from tabletop.train.selfplay.config import NETWORK_KINDS, NetworkConfig
 from tabletop.train.selfplay.move_network import MovePolicy, move_structure
-from tabletop.train.selfplay.policy import ACTIVATIONS, HeadedPolicy, policy_kwargs
+from tabletop.train.selfplay.policy import ACTIVATIONS, StructuredPolicy, policy_kwargs
 from tabletop.train.selfplay.role_network import RolePolicy, role_policy_kwargs
 
 GLOBAL_SEGMENTS = ("scores", "claims_left", "hand_sizes", "deck_size")
@@ -62,29 +62,17 @@ def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableA
         raise ValueError(f"network.kind {network.kind!r} reads {' or '.join(needs)}'s observation, not {env.env_id}'s")
     if network.kind == "mlp":
         return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
-    if network.kind == "circles":
-        structure = cromlet_structure(env.make_raw().observer.layout)
-        return CirclePolicy, {
-            "structure": structure,
-            "width": network.width,
-            "blocks": network.blocks,
-            "critic": list(network.hidden),
-            "activation_fn": ACTIVATIONS[network.activation],
-        }
-    if network.kind == "moves":
-        table = env.make_raw()
-        return MovePolicy, {
-            "structure": move_structure(table.observer.layout, table.game.board_size),
-            "width": network.width,
-            "blocks": network.blocks,
-            "critic": list(network.hidden),
-            "activation_fn": ACTIVATIONS[network.activation],
-        }
     if network.kind == "roles":
         return RolePolicy, role_policy_kwargs(env, network.width, network.hidden, ACTIVATIONS[network.activation], network.frozen_role)
-    if network.kind == "board":
-        return BoardPolicy, {
-            "structure": STRUCTURES[env.env_id](env.make_raw()),
+    structured = {
+        "circles": (CirclePolicy, lambda table: cromlet_structure(table.observer.layout)),
+        "moves": (MovePolicy, lambda table: move_structure(table.observer.layout, table.game.board_size)),
+        "board": (BoardPolicy, STRUCTURES.get(env.env_id)),
+    }
+    if network.kind in structured:
+        policy_class, structure = structured[network.kind]
+        return policy_class, {
+            "structure": structure(env.make_raw()),
             "width": network.width,
             "blocks": network.blocks,
             "critic": list(network.hidden),
@@ -173,16 +161,8 @@ class CircleExtractor(nn.Module):
         return [self.entity_logits, self.extra_logits[-1]]
 
 
-class CirclePolicy(HeadedPolicy):
+class CirclePolicy(StructuredPolicy):
     """MaskableActorCriticPolicy with the `circles` network in its `mlp_extractor` slot."""
-
-    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32, blocks: int = 1,
-                 critic: tuple[int, ...] = (256, 256), **kwargs):
-        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
-        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = CircleExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}
