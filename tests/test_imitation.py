@@ -68,6 +68,9 @@ def test_split_holds_whole_games_out(decisions):
     train, test = decisions.split(0.25)
     assert len(train) + len(test) == len(decisions)
     assert set(np.unique(test.game)) == {6, 7} and not set(train.game) & set(test.game)
+    # views, not copies: a Chromino warm start's observations alone take gigabytes
+    assert np.shares_memory(train.observations, decisions.observations)
+    assert np.shares_memory(test.observations, decisions.observations)
 
 
 def _pool(sampling: str) -> OpponentPool:

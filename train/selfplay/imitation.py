@@ -45,14 +45,15 @@ class Decisions:
 
     def split(self, holdout: float) -> tuple["Decisions", "Decisions"]:
         """The first games for training, the last `holdout` fraction of games held out (no game in both:
-        its outcome would leak into the value error)."""
+        its outcome would leak into the value error). Decisions are stored game by game, so both parts
+        are views, not copies: a Chromino warm start holds gigabytes of observations."""
         last = int(self.game.max()) + 1 if len(self) else 0
         held = min(last - 1, max(1, int(round(last * holdout)))) if holdout > 0 else 0
-        cut = self.game < last - held
-        return self._take(np.flatnonzero(cut)), self._take(np.flatnonzero(~cut))
+        cut = int(np.searchsorted(self.game, last - held))
+        return self._rows(slice(0, cut)), self._rows(slice(cut, len(self)))
 
-    def _take(self, index: np.ndarray) -> "Decisions":
-        return Decisions(self.observations[index], self.masks[index], self.best[index], self.returns[index], self.game[index])
+    def _rows(self, rows: slice) -> "Decisions":
+        return Decisions(self.observations[rows], self.masks[rows], self.best[rows], self.returns[rows], self.game[rows])
 
 
 def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int) -> Decisions:
@@ -62,7 +63,8 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
     state_seats = table.game.num_players
     teach = make_agent(env, teacher, seed=seed)
     rivals = {name: make_agent(env, name, seed=seed + 1 + i) for i, name in enumerate(dict.fromkeys(opponents))}
-    observations, masks, best, returns, game_of = [], [], [], [], []
+    chunks: list[tuple[np.ndarray, ...]] = []  # per game: (observations, masks, best)
+    returns, game_of = [], []
     for g in range(games):
         table.reset(seed=seed + g)
         state, observer = table.game_state, table.observer
@@ -70,6 +72,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
         rival = rivals[opponents[g % len(opponents)]]
         taught = {s for s in range(state_seats) if s == seat_of_teacher or opponents[g % len(opponents)] == teacher}
         rows: dict[int, list[int]] = {s: [] for s in taught}
+        observations, masks, best = [], [], []
         while not state.is_terminal():
             seat = state.current_player
             mask = state.legal_action_mask()
@@ -77,7 +80,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
             if seat in taught:
                 tied = teach.best_actions(mask, view) if hasattr(teach, "best_actions") else None
                 action = int(tied[teach.rng.integers(tied.size)]) if tied is not None else teach.act(observer.encode(state, seat), mask, view)
-                rows[seat].append(len(observations))
+                rows[seat].append(len(returns) + len(observations))
                 game_of.append(g)
                 observations.append(observer.encode(state, seat).astype(np.float16))
                 masks.append(mask.astype(bool))
@@ -88,16 +91,30 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
                 obs = observer.encode(state, seat) if rival.needs_observation else None
                 action = rival.act(obs, mask, view)
             state.apply(action)
+        if observations:
+            chunks.append((np.stack(observations), np.stack(masks), np.stack(best)))
         final = state.returns()
-        returns.extend([0.0] * (len(observations) - len(returns)))
+        returns.extend([0.0] * len(observations))
         for seat, index in rows.items():
             left = np.arange(len(index))[::-1]
             returns_seat = final[seat] * gamma**left
             for i, r in zip(index, returns_seat):
                 returns[i] = float(r)
-    return Decisions(
-        np.stack(observations), np.stack(masks), np.stack(best), np.asarray(returns, dtype=np.float32), np.asarray(game_of)
-    )
+    return Decisions(*_concatenate(chunks), np.asarray(returns, dtype=np.float32), np.asarray(game_of))
+
+
+def _concatenate(chunks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """Each column of the games' chunks joined into one array, letting go of every chunk once copied: the
+    chunks and the result are never both held whole (a Chromino warm start holds gigabytes)."""
+    total = sum(len(chunk[0]) for chunk in chunks)
+    columns = [np.empty((total, *column.shape[1:]), dtype=column.dtype) for column in chunks[0]]
+    start = 0
+    for i in range(len(chunks)):
+        chunk, chunks[i] = chunks[i], None
+        for column, part in zip(columns, chunk):
+            column[start : start + len(part)] = part
+        start += len(chunk[0])
+    return tuple(columns)
 
 
 def masked_log_probs(policy, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
