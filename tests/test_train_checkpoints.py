@@ -136,14 +136,20 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     config_path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
     command = [sys.executable, "-m", "tabletop.train.cli", "train", str(config_path), "--out", str(run), "--steps", "1000000", "--quiet"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # PYTHONFAULTHANDLER: if it does not stop, SIGABRT makes every process of the run print its stacks
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     try:
         deadline = time.monotonic() + 120
         while not (run / "checkpoints").is_dir() or not any((run / "checkpoints").glob("step_*")):
             assert process.poll() is None and time.monotonic() < deadline, process.communicate()
             time.sleep(0.2)
         os.killpg(process.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
-        _, err = process.communicate(timeout=120)
+        try:
+            _, err = process.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGABRT)
+            pytest.fail(f"tabletop train still ran 240 s after Ctrl-C; where it was:\n{process.communicate(timeout=60)[1][-8000:]}")
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
