@@ -47,7 +47,7 @@ LEARNER_STEPS = ("env_runners", "num_module_steps_sampled_lifetime", LEARNER)
 ENV_STEPS = ("env_runners", "num_env_steps_sampled_lifetime")
 TRAINED = ("learners", LEARNER, "num_module_steps_trained_lifetime")
 APPO_MAX_FRAGMENT = 64  # env steps per sampled fragment (per env), at most
-UNTRAINED_ITERATIONS = 20  # a run past its budget waits at most this many iterations in all for a first update
+UNTRAINED_ITERATIONS = 100  # a run past its budget waits at most this many iterations in all for a first update (a loaded machine starves the learner thread)
 PROGRESS_COLUMNS = [STEP_COLUMN, "rollout/ep_rew_mean", "time/iteration", "time/env_steps", "time/seconds", "train/games", "train/learner_samples_trained"]
 
 
