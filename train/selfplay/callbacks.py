@@ -28,7 +28,6 @@ class SelfPlayCallback(BaseCallback):
         self.outcomes: deque[tuple[str, float]] = deque(maxlen=1000)
         self.eval_seconds = 0.0
         self.eval_cpu_seconds = 0.0  # kept apart from training's CPU time
-        self.stop_requested = False  # set by Ctrl-C (trainer.py): the next step raises KeyboardInterrupt
 
     def _on_training_start(self) -> None:
         step, cfg = self.num_timesteps, self.run.config
@@ -41,8 +40,6 @@ class SelfPlayCallback(BaseCallback):
             self.bar = tqdm(total=end, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
-        if self.stop_requested:  # here every worker has answered: the env is whole, so it closes politely
-            raise KeyboardInterrupt
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "outcome" in info:
                 self.outcomes.append((_category(info.get("opponents", ["team"])), info["outcome"]))

@@ -14,12 +14,8 @@ A run folder holds everything about one run:
 from __future__ import annotations
 
 import json
-import os
 import signal
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -131,36 +127,10 @@ def _ignoring_ctrl_c(thunk):
     return start
 
 
-STOP_NOTICE = "\nCtrl-C: stopping when the step under way ends (an evaluation in it finishes first); Ctrl-C again stops at once\n"
-
-
-@contextmanager
-def _ctrl_c_between_steps(callback: SelfPlayCallback) -> Iterator[None]:
-    """While PPO learns, Ctrl-C only asks the callback to stop after the step in progress; a second Ctrl-C
-    interrupts at once. A KeyboardInterrupt raised wherever the main thread happens to be can fall between
-    a worker's answer and its read, and once (a loaded clean-clone CI run) one was lost altogether and the
-    run trained on; a flag cannot be lost. Only the main thread may set a handler; elsewhere Ctrl-C is as ever."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def request_stop(signum, frame) -> None:
-        if callback.stop_requested:
-            raise KeyboardInterrupt
-        callback.stop_requested = True
-        os.write(2, STOP_NOTICE.encode())  # not print: the handler may run inside a write to stderr (the bar)
-
-    previous = signal.signal(signal.SIGINT, request_stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _stop_workers(vec_env: VecEnv) -> None:
-    """After Ctrl-C, end subprocess workers without a word and mark the env closed: a message to or from
-    them may have been cut short (Ctrl-C outside PPO's steps, or a second one), so the polite `close()`
-    could wait forever for an answer or read half of one."""
+    """After Ctrl-C, end subprocess workers without a word and mark the env closed: an interrupted step may
+    have read some of their answers and not others, so the polite `close()` could wait forever for one
+    already read, or talk to a worker already gone."""
     if isinstance(vec_env, SubprocVecEnv) and not vec_env.closed:
         for process in vec_env.processes:
             process.terminate()
@@ -278,8 +248,7 @@ def train(
         learner = model
         began = time.perf_counter()
         if total > model.num_timesteps:
-            with _ctrl_c_between_steps(callback):
-                model.learn(total - model.num_timesteps, callback=callback, reset_num_timesteps=False)
+            model.learn(total - model.num_timesteps, callback=callback, reset_num_timesteps=False)
         train_seconds = time.perf_counter() - began - callback.eval_seconds
         cpu_seconds = time.process_time() - cpu_began - callback.eval_cpu_seconds - warm_eval_cpu
         steps_done = model.num_timesteps - start_step
