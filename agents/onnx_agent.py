@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.agents.extras import require
 from tabletop.envs.core.encoding import Layout, Segment
 
 MODEL_FILE = "model.onnx"
@@ -27,6 +28,7 @@ class OnnxAgent:
     needs_observation = True
 
     def __init__(self, path: str | Path, env_id: str | None = None):
+        require("an exported policy (onnx: or pretrained agent)", "onnxruntime")  # here: `tabletop` starts without it
         folder = Path(path)
         if folder.is_file():
             folder = folder.parent
@@ -40,7 +42,7 @@ class OnnxAgent:
         self.obs_size = int(self.metadata["observation"]["size"])
         self.num_actions = int(self.metadata["actions"]["count"])
         self.low, self.high, self.segments = _bounds(self.metadata["observation"].get("layout"), self.obs_size)
-        import onnxruntime as ort  # here, not at the top: `tabletop` must start without the export extra
+        import onnxruntime as ort
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # one small MLP per move: threads cost more than they give

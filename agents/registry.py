@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from tabletop.agents.base import Agent, RandomAgent
+from tabletop.agents.extras import require
 from tabletop.envs import EnvSpec
 
 PRETRAINED = "pretrained"
@@ -76,6 +77,7 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return agent
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
+        require("a trained policy (ppo: agent)", "torch", "sb3_contrib")
         from tabletop.agents.policy_agent import PolicyAgent
 
         return PolicyAgent.load(path, env, seed=seed)

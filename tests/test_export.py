@@ -185,3 +185,12 @@ def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
     assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v0"]) == 2
     assert "contradicts the run's config.yaml" in capsys.readouterr().err
     assert cli.main(["export", str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0
+
+def test_export_command_without_the_export_extra_makes_no_folder(run_dir, tmp_path, monkeypatch, capsys):
+    """One line naming the extra, and no output folder (it once left an empty exported/cromlet/ behind)."""
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    out = tmp_path / "exported" / "cromlet"
+    assert cli.main(["export", str(run_dir), "--out", str(out)]) == 2
+    message = "exporting to ONNX needs the export extra (onnx is missing): pip install -e '.[export]'"
+    assert capsys.readouterr().err == f"tabletop export: error: {message}\n"
+    assert not (tmp_path / "exported").exists()

@@ -16,6 +16,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from tabletop.agents.extras import EXTRA_OF, MissingExtra, missing
 from tabletop.envs import ENV_IDS, EnvSpec
 
 AGENT_SPECS = "random, a heuristic name, pretrained, ppo:PATH, onnx:DIR"
@@ -213,10 +214,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    try:
-        from tabletop.train.web.server import serve
-    except ImportError as err:  # the web extra is not installed
-        raise ValueError(f"the web server needs the web extra ({err.name} is missing): pip install 'tabletop-rl[web]'") from None
+    from tabletop.train.web.server import serve
+
     try:
         serve(args.host, args.port, tuple(args.policy), max_tables=args.max_tables, open_browser=args.open)
     except OSError as err:  # the port is taken, or the address is not this machine's
@@ -351,6 +350,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ValueError as err:  # bad agent names, game options, configs: say what is wrong, no traceback
+        print(f"tabletop {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as err:  # an optional dependency: say which extra installs it
+        if not isinstance(err, MissingExtra):
+            if err.name not in EXTRA_OF:
+                raise
+            err = missing("this command", err.name)
         print(f"tabletop {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tabletop.agents import PolicyAgent, RandomAgent
+from tabletop.agents.extras import require
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.agents.policy_agent import actor_logits, resolve_model
 from tabletop.envs import ENV_IDS, EnvSpec
@@ -251,6 +252,7 @@ def export_policy(policy, out: str | Path, env: EnvSpec, source: dict | None = N
     """Export `policy` for the game `env` into the folder `out`; returns the metadata written next to the model.
 
     Refuses to finish if onnxruntime and torch disagree on real positions."""
+    require("exporting to ONNX", "onnx", "onnxruntime")  # before the folder exists: nothing half-made
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     meta = build_metadata(env)
