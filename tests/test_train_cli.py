@@ -1,7 +1,12 @@
-"""`--env-kwargs` on every subcommand becomes an `EnvSpec`; a bad one (or a bad config, count or input) is one line\non stderr and exit status 2, never a traceback; `tabletop --version`."""
+"""`--env-kwargs` on every subcommand becomes an `EnvSpec`; a bad one (or a bad config, count or input) is one line
+on stderr and exit status 2, never a traceback; `tabletop --version`; every option's help and default, and each
+game's agents in --help; a tournament's row per pair, and its warning when an agent meets itself."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -9,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.envs import EnvSpec
-from tabletop.train.cli import env_spec, main
+from tabletop.agents import agent_names
+from tabletop.envs import ENV_IDS, EnvSpec
+from tabletop.train.cli import build_parser, env_spec, main
+from tabletop.train.evaluation.tournament import run_tournament
+
+REPO = Path(__file__).resolve().parents[1]
 
 COMMANDS = {
     "tournament": ["tournament", "cromlet_v0", "random", "greedy", "--games", "1", "--quiet"],
@@ -88,7 +97,7 @@ def test_play_survives_bytes_that_are_not_utf8():
         [sys.executable, "-m", "tabletop.train.cli", "play", "cromlet_v0", "--opponent", "random", "--seed", "1"],
         input=b"\xff\xfe\n\xc3\n1\n",
         capture_output=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO,
         timeout=60,
     )
     out = done.stdout.decode()
@@ -98,11 +107,78 @@ def test_play_survives_bytes_that_are_not_utf8():
 
 def test_tournament_json_is_plain_json(tmp_path):
     """Win counts reach the file as ints (numpy scalars once made `--json` crash)."""
-    import json
-
-    from tabletop.train.cli import main
-
     out = tmp_path / "result.json"
     assert main(["tournament", "cromlet_v0", "patient", "greedy", "--games", "4", "--quiet", "--json", str(out)]) == 0
     record = json.loads(out.read_text())["agents"]["patient"]
     assert record["wins"] + record["draws"] + record["losses"] == 4
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+@pytest.mark.parametrize("command", sorted(_subcommands()))
+def test_every_option_says_what_it_does_and_its_default(command):
+    parser = _subcommands()[command]
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        text = parser._get_formatter()._expand_help(action)
+        assert text.strip(), f"tabletop {command} {action.dest} has no help"
+        if not (action.default is None or action.default is False or action.default == []):
+            assert "default" in text and str(action.default) in text, f"tabletop {command} {action.dest}: {text}"
+
+
+@pytest.mark.parametrize("command", ["tournament", "eval", "play", "crossplay"])
+def test_help_lists_each_games_agents(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    for env_id in ENV_IDS:
+        assert re.search(rf"^  {env_id} +{', '.join(agent_names(env_id))}$", out, flags=re.M), env_id
+
+
+def test_a_tournament_reports_every_pair(tmp_path, capsys):
+    """Three agents at a two-seat table: the agent rows pool two opponents each, so each pair gets its own
+    row (table and JSON), counted from the games both played."""
+    specs = ["random", "greedy", "patient"]
+    result = run_tournament(EnvSpec("cromlet_v0"), specs, 12)
+    for (first, second), pair in result.pairs.items():
+        met = [g for g in result.per_game if {first, second} <= set(g["seats"])]
+        margins = [g["returns"][g["seats"].index(first)] - g["returns"][g["seats"].index(second)] for g in met]
+        assert (pair.wins, pair.draws, pair.losses) == (sum(m > 0 for m in margins), margins.count(0), sum(m < 0 for m in margins))
+    assert sorted(result.pairs) == [("greedy", "patient"), ("random", "greedy"), ("random", "patient")]
+    assert sum(p.played for p in result.pairs.values()) == 12  # one pair meets in each game
+
+    out = tmp_path / "result.json"
+    assert main(["tournament", "cromlet_v0", *specs, "--games", "12", "--quiet", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert json.loads(out.read_text())["pairs"] == result.to_dict()["pairs"]
+    for pair in result.pairs.values():
+        lo, hi = pair.interval
+        assert re.search(rf"^{pair.first} vs {pair.second} +{pair.played} +{pair.wins} +{pair.draws} +{pair.losses} +"
+                         rf"{pair.win_rate:.3f} +\[{lo:.3f}, {hi:.3f}\]$", table, flags=re.M)
+
+
+def test_a_tournament_where_an_agent_meets_itself_says_so_in_one_line(capsys):
+    assert main(["tournament", "cromlet_v0", "greedy", "random", "greedy", "--games", "3", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("tabletop tournament: warning: greedy holds more than one seat in 1 of every 3 games, "
+                          "playing itself there") and err.count("\n") == 1
+    assert main(["tournament", "cromlet_v0", "greedy", "--games", "1", "--quiet"]) == 0
+    assert "greedy holds more than one seat in every game" in capsys.readouterr().err
+    assert main(["tournament", "cromlet_v0", "greedy", "random", "--games", "2", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    team_game = next(env_id for env_id in ENV_IDS if env_id.startswith("krz_grtn"))  # teammates share one result
+    assert main(["tournament", team_game, "random", "--games", "1", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_train_given_a_folder_lists_the_configs_in_it(capsys):
+    assert main(["train", str(REPO / "configs")]) == 2
+    err = capsys.readouterr().err
+    listed = ", ".join(str(p) for p in sorted((REPO / "configs").glob("*.yaml")))
+    assert err.startswith(f"tabletop train: error: {REPO / 'configs'} is a folder, not a config: give one of {listed} (more in ")
+    assert f"{REPO / 'configs' / 'smoke'}/" in err and err.count("\n") == 1

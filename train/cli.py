@@ -59,11 +59,13 @@ def env_spec(env_id: str, env_kwargs: str | None) -> EnvSpec:
 
 # --- subcommands --------------------------------------------------------------------------------------------
 def _tournament(args: argparse.Namespace) -> int:
-    from tabletop.train.evaluation.tournament import run_tournament
+    from tabletop.train.evaluation.tournament import run_tournament, self_play_warning
 
-    result = run_tournament(
-        env_spec(args.env_id, args.env_kwargs), args.agents, args.games, seed=args.seed, progress=not args.quiet
-    )
+    env = env_spec(args.env_id, args.env_kwargs)
+    warning = self_play_warning(args.agents, env.new_game())
+    if warning:  # before the games: it may be a slip in the agent list
+        print(f"tabletop tournament: warning: {warning}", file=sys.stderr)
+    result = run_tournament(env, args.agents, args.games, seed=args.seed, progress=not args.quiet)
     print(result.table())
     if args.json:
         with open(args.json, "w") as f:
@@ -76,6 +78,8 @@ def _train(args: argparse.Namespace) -> int:
     from tabletop.train.selfplay.config import load_config
     from tabletop.train.selfplay.trainer import summary, train
 
+    if Path(args.config).is_dir():
+        raise ValueError(_folder_of_configs(Path(args.config)))
     try:
         config = load_config(args.config)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
@@ -89,6 +93,17 @@ def _train(args: argparse.Namespace) -> int:
         return 130
     print(summary(result, config))
     return 0
+
+
+def _folder_of_configs(folder: Path) -> str:
+    """What to say when `tabletop train` is given a folder: the configs in it, and its subfolders that hold some."""
+    configs = sorted(str(p) for p in folder.glob("*.y*ml"))
+    deeper = sorted(f"{p}{os.sep}" for p in folder.iterdir() if p.is_dir() and any(p.glob("*.y*ml")))
+    if not configs and not deeper:
+        return f"{folder} is a folder with no YAML config in it: give a config file such as configs/cromlet.yaml"
+    listed = f"one of {', '.join(configs)}" if configs else "a config file"
+    more = f" (more in {', '.join(deeper)})" if deeper else ""
+    return f"{folder} is a folder, not a config: give {listed}{more}"
 
 
 def _train_rllib(config, args: argparse.Namespace) -> int:
@@ -238,47 +253,89 @@ def _soak(args: argparse.Namespace) -> int:
 
 
 # --- the parser -----------------------------------------------------------------------------------------------
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless the help already speaks of it or there is none
+    to show (None, False, []: the help says what leaving the option out means); the agent list after a
+    subcommand's options keeps its lines."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help = action.help or ""
+        shown = not (action.default is None or action.default is False or action.default in ([], argparse.SUPPRESS))
+        if shown and "default" not in help and (action.option_strings or action.nargs == argparse.OPTIONAL):
+            help += " (default: %(default)s)"
+        return help
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser; with `lists_agents`, its --help ends with every game's agents (listed only
+    when asked for: naming the heuristics imports every game)."""
+
+    lists_agents = False
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def format_help(self) -> str:
+        if self.lists_agents:
+            from tabletop.agents.registry import agent_names
+
+            rows = [f"  {env_id:<20} {', '.join(agent_names(env_id))}" for env_id in ENV_IDS]
+            self.epilog = "agents by game (every game also takes pretrained, ppo:PATH and onnx:DIR):\n" + "\n".join(rows)
+        return super().format_help()
+
+
 def _game_arguments(p: argparse.ArgumentParser, example: str = '{"num_players": 3}') -> None:
     p.add_argument("env_id", metavar="GAME", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
-    p.add_argument("--env-kwargs", metavar="JSON", help=f"the game's arguments as a JSON object, e.g. '{example}'")
+    p.add_argument("--env-kwargs", metavar="JSON", help=f"the game's arguments as a JSON object, e.g. '{example}' "
+                   "(default: the game's defaults)")
+
+
+def _seed_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="game g is dealt with seed SEED + g, so a run repeats exactly")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop", description="tabletop-rl: four tabletop games for multi-agent RL")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
 
-    t = sub.add_parser("tournament", help="play seeded games between named agents (seats rotate every game)")
+    t = sub.add_parser("tournament", help="play seeded games between named agents (seats rotate every game); "
+                       "a row per agent and per pair")
+    t.lists_agents = True
     _game_arguments(t, '{"num_players": 4}')
-    t.add_argument("agents", nargs="+", help=f"agent specs: {AGENT_SPECS}")
-    t.add_argument("--games", type=positive_int, default=200)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--json", help="also write the results to this JSON file")
+    t.add_argument("agents", nargs="+", help=f"agent specs: {AGENT_SPECS}. They fill the seats in turn, so "
+                   "repeating one gives it more seats (a warning says when an agent meets itself)")
+    t.add_argument("--games", type=positive_int, default=200, help="games in all")
+    _seed_argument(t)
+    t.add_argument("--json", help="also write the results (agents and pairs) to this JSON file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_tournament)
 
     c = sub.add_parser("crossplay", help="ad-hoc teamwork (KRZ GRTN): a candidate's givers with a partner's X and back, next to both teams")
+    c.lists_agents = True
     _game_arguments(c, '{"num_players": 4}')
     c.add_argument("candidate", help=f"the agent under test: {AGENT_SPECS}")
-    c.add_argument("partner", nargs="?", default="skeleton", help="the stranger it teams up with (default: skeleton)")
+    c.add_argument("partner", nargs="?", default="skeleton", help="the stranger it teams up with")
     c.add_argument("--games", type=positive_int, default=200, help="games per team")
-    c.add_argument("--seed", type=int, default=0)
+    _seed_argument(c)
     c.add_argument("--json", help="also write the four teams' results to this JSON file")
     c.set_defaults(func=_crossplay)
 
     tr = sub.add_parser("train", help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib")
-    tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml")
+    tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml (configs/ holds one per game)")
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
     tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
     tr.add_argument("--resume", help="continue from a checkpoint folder or a run folder's newest checkpoint")
-    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.add_argument("--quiet", action="store_true", help="no progress output: only the summary at the end")
     tr.set_defaults(func=_train)
 
     e = sub.add_parser("eval", help="round robin among agents: win-rate matrix and OpenSkill ratings")
+    e.lists_agents = True
     _game_arguments(e)
     e.add_argument("agents", nargs="+", help=f"two or more agent specs: {AGENT_SPECS}")
     e.add_argument("--games", type=positive_int, default=200, help="games per pair of agents")
-    e.add_argument("--seed", type=int, default=0)
+    _seed_argument(e)
     e.add_argument("--out", help="write round_robin.json, win_rates.csv, ratings.csv and win_rates.png here")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_eval)
@@ -291,9 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("env_id", metavar="GAME", nargs="?", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
     b.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}'")
     b.add_argument("--baseline", default="connect_four_v3")
-    b.add_argument("--games", type=positive_int, default=200)
-    b.add_argument("--baseline-games", type=positive_int, default=500)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--games", type=positive_int, default=200, help="random games of GAME")
+    b.add_argument("--baseline-games", type=positive_int, default=500, help="random games of each baseline")
+    _seed_argument(b)
     b.add_argument("--rounds", type=positive_int, help="the sides take turns this many times, so load hits both alike "
                    "(default: 10 for random play, 2 with --train)")
     b.add_argument("--train", metavar="CONFIG", help="instead: learner steps/s of the old (dummy) and batched training paths on this config")
@@ -320,16 +377,17 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=_agent)
 
     p = sub.add_parser("play", help="play a game in the terminal against an agent")
+    p.lists_agents = True
     _game_arguments(p)
     p.add_argument("--opponent", required=True, help=f"agent for every other seat: {AGENT_SPECS}")
-    p.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default 0)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, from 0")
     p.add_argument("--seed", type=int, help="deal seed (default: a fresh deal)")
     p.set_defaults(func=_play)
 
     s = sub.add_parser("soak", help="random games with every invariant and the state validator checked on every step")
     _game_arguments(s, '{"variant": "junior"}')
-    s.add_argument("--games", type=positive_int, default=1000)
-    s.add_argument("--seed", type=int, default=0, help="game g is seeded SEED + g")
+    s.add_argument("--games", type=positive_int, default=1000, help="random games, each checked on every step")
+    _seed_argument(s)
     s.set_defaults(func=_soak)
 
     w = sub.add_parser("serve", help="play and watch in the browser: a local web page for every game (docs/play.md)")

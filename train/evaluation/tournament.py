@@ -25,30 +25,61 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
 
 
 @dataclass
-class AgentRecord:
-    """One agent's results, counted once per seat it held in each game."""
+class Tally:
+    """Wins, draws and losses, and the win rate with its 95% Wilson interval."""
 
-    spec: str
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    score_sum: float = 0.0
+
+    def add(self, outcome: float) -> None:
+        """Count one result: above zero a win, zero a draw, below zero a loss."""
+        self.wins += int(outcome > 0)
+        self.draws += int(outcome == 0)
+        self.losses += int(outcome < 0)
 
     @property
-    def seats_played(self) -> int:
+    def played(self) -> int:
         return self.wins + self.draws + self.losses
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.seats_played if self.seats_played else 0.0
+        return self.wins / self.played if self.played else 0.0
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.wins, self.seats_played)
+        return wilson_interval(self.wins, self.played)
+
+    def counts(self) -> dict:
+        """Plain ints and floats for JSON (numpy scalars are not JSON)."""
+        return {"wins": self.wins, "draws": self.draws, "losses": self.losses, "win_rate": float(self.win_rate),
+                "win_rate_95ci": [float(x) for x in self.interval]}
+
+
+@dataclass
+class AgentRecord(Tally):
+    """One agent's results, counted once per seat it held in each game."""
+
+    spec: str = ""
+    score_sum: float = 0.0
+
+    @property
+    def seats_played(self) -> int:
+        return self.played
 
     @property
     def mean_score(self) -> float:
         return self.score_sum / self.seats_played if self.seats_played else 0.0
+
+
+@dataclass
+class PairRecord(Tally):
+    """`first` against `second`, from `first`'s side: one result per game both played in, the agent whose
+    seats averaged the higher return winning it (equal: a draw). A two-player game's head-to-head record;
+    at a larger table, who finished ahead of whom."""
+
+    first: str = ""
+    second: str = ""
 
 
 @dataclass
@@ -59,12 +90,15 @@ class TournamentResult:
     steps: int
     records: dict[str, AgentRecord]
     per_game: list[dict] = field(default_factory=list)
+    pairs: dict[tuple[str, str], PairRecord] = field(default_factory=dict)
+    warning: str | None = None
 
     @property
     def games_per_second(self) -> float:
         return self.games / self.seconds if self.seconds else float("inf")
 
     def table(self) -> str:
+        """Every agent over all its seats, then every pair that met (the agent rows pool opponents)."""
         lines = [f"{self.env_id}: {self.games} games, {self.games_per_second:.1f} games/s"]
         lines.append(f"{'agent':<28} {'seats':>6} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'mean score':>11}")
         for rec in self.records.values():
@@ -73,6 +107,14 @@ class TournamentResult:
                 f"{rec.spec:<28} {rec.seats_played:>6} {rec.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} "
                 f"{rec.draws:>6} {rec.mean_score:>11.2f}"
             )
+        if self.pairs:
+            lines.append(f"\n{'pair (first one wins)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} {'win rate':>9} {'95% interval':>16}")
+            for pair in self.pairs.values():
+                lo, hi = pair.interval
+                lines.append(
+                    f"{f'{pair.first} vs {pair.second}':<44} {pair.played:>6} {pair.wins:>6} {pair.draws:>6} {pair.losses:>6} "
+                    f"{pair.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16}"
+                )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -81,23 +123,37 @@ class TournamentResult:
             "games": self.games,
             "games_per_second": self.games_per_second,
             "agents": {
-                spec: {  # plain ints and floats: numpy scalars are not JSON
-                    "seats": int(r.seats_played),
-                    "wins": int(r.wins),
-                    "draws": int(r.draws),
-                    "losses": int(r.losses),
-                    "win_rate": float(r.win_rate),
-                    "win_rate_95ci": [float(x) for x in r.interval],
-                    "mean_score": float(r.mean_score),
-                }
+                spec: {"seats": r.seats_played, **r.counts(), "mean_score": float(r.mean_score)}
                 for spec, r in self.records.items()
             },
+            "pairs": [{"first": p.first, "second": p.second, "games": p.played, **p.counts()} for p in self.pairs.values()],
+            **({"warning": self.warning} if self.warning else {}),
         }
 
 
 def seat_assignment(specs: list[str], num_players: int, game_index: int) -> list[str]:
     """Agents fill the seats in turn, and the whole order rotates by one seat every game."""
     return [specs[(seat + game_index) % len(specs)] for seat in range(num_players)]
+
+
+def self_play_warning(specs: list[str], game) -> str | None:
+    """One line when a game of a competitive `game` seats an agent more than once, so it plays against
+    itself: its agent row then counts every seat it held, wins over itself included (pair rows count only
+    different agents). A warning, not an error: repeating an agent is how a table of four pits one policy
+    against three copies of a heuristic, and one agent alone measures the seats' advantage. Teammates
+    of a cooperative game share one result, so repeating one there says nothing."""
+    if getattr(game, "shared_reward", False):
+        return None
+    repeated: dict[str, int] = {}
+    for g in range(len(specs)):  # seat_assignment repeats itself every len(specs) games
+        seats = seat_assignment(specs, game.num_players, g)
+        for spec in dict.fromkeys(seats):
+            repeated[spec] = repeated.get(spec, 0) + (seats.count(spec) > 1)
+    said = [f"{spec} holds more than one seat in {'every game' if n == len(specs) else f'{n} of every {len(specs)} games'}"
+            for spec, n in repeated.items() if n]
+    if not said:
+        return None
+    return f"{'; '.join(said)}, playing itself there: agent rows count every seat held, pair rows only games between different agents"
 
 
 def play_game(env: TabletopEnv, seat_agents: list[Agent], seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -125,8 +181,10 @@ def run_tournament(
     seed: int = 0,
     progress: bool = False,
     agents: dict[str, Agent] | None = None,
+    label: str | None = None,
 ) -> TournamentResult:
-    """Play `num_games` seeded games; game g uses env seed `seed + g` and rotates seats by g."""
+    """Play `num_games` seeded games; game g uses env seed `seed + g` and rotates seats by g. `label`
+    names the progress bar (default: the env id)."""
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     if not specs:
@@ -136,26 +194,37 @@ def run_tournament(
     for i, spec in enumerate(dict.fromkeys(specs)):
         if spec not in agents:
             agents[spec] = make_agent(env, spec, seed=seed * 1000 + i)
-    records = {spec: AgentRecord(spec) for spec in dict.fromkeys(specs)}
+    records = {spec: AgentRecord(spec=spec) for spec in dict.fromkeys(specs)}
+    cooperative = getattr(table.game, "shared_reward", False)  # every seat shares one result: no pair beats another
+    pairs: dict[tuple[str, str], PairRecord] = {}
     per_game, steps = [], 0
-    bar = _progress(num_games, env.env_id) if progress else None
+    bar = _progress(num_games, label or env.env_id) if progress else None
     start = time.perf_counter()
     for g in range(num_games):
         seats = seat_assignment(specs, table.game.num_players, g)
         returns, scores, n = play_game(table, [agents[s] for s in seats], seed + g)
         steps += n
         for seat, spec in enumerate(seats):
-            rec = records[spec]
-            rec.wins += returns[seat] > 0
-            rec.draws += returns[seat] == 0
-            rec.losses += returns[seat] < 0
-            rec.score_sum += scores[seat]
+            records[spec].add(returns[seat])
+            records[spec].score_sum += scores[seat]
+        if not cooperative:
+            _count_pairs(pairs, list(records), seats, returns)
         per_game.append({"seed": seed + g, "seats": seats, "returns": returns.tolist(), "scores": scores.tolist()})
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    return TournamentResult(env.env_id, num_games, time.perf_counter() - start, steps, records, per_game)
+    seconds = time.perf_counter() - start
+    return TournamentResult(env.env_id, num_games, seconds, steps, records, per_game, pairs, self_play_warning(specs, table.game))
+
+
+def _count_pairs(pairs: dict[tuple[str, str], PairRecord], order: list[str], seats: list[str], returns: np.ndarray) -> None:
+    """One game's result for every pair of different agents at the table (`order`: which of two comes first)."""
+    mean = {spec: float(np.mean([r for s, r in zip(seats, returns) if s == spec])) for spec in dict.fromkeys(seats)}
+    present = [spec for spec in order if spec in mean]
+    for i, first in enumerate(present):
+        for second in present[i + 1 :]:
+            pairs.setdefault((first, second), PairRecord(first=first, second=second)).add(mean[first] - mean[second])
 
 
 def _progress(total: int, desc: str):
