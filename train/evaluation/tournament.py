@@ -50,6 +50,12 @@ class Tally:
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.wins, self.played)
 
+    @property
+    def rate_cells(self) -> str:
+        """The win rate and its interval, as the tables print them."""
+        lo, hi = self.interval
+        return f"{self.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16}"
+
     def counts(self) -> dict:
         """Plain ints and floats for JSON (numpy scalars are not JSON)."""
         return {"wins": self.wins, "draws": self.draws, "losses": self.losses, "win_rate": float(self.win_rate),
@@ -102,19 +108,12 @@ class TournamentResult:
         lines = [f"{self.env_id}: {self.games} games, {self.games_per_second:.1f} games/s"]
         lines.append(f"{'agent':<28} {'seats':>6} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'mean score':>11}")
         for rec in self.records.values():
-            lo, hi = rec.interval
-            lines.append(
-                f"{rec.spec:<28} {rec.seats_played:>6} {rec.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} "
-                f"{rec.draws:>6} {rec.mean_score:>11.2f}"
-            )
+            lines.append(f"{rec.spec:<28} {rec.seats_played:>6} {rec.rate_cells} {rec.draws:>6} {rec.mean_score:>11.2f}")
         if self.pairs:
-            lines.append(f"\n{'pair (first one wins)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} {'win rate':>9} {'95% interval':>16}")
-            for pair in self.pairs.values():
-                lo, hi = pair.interval
-                lines.append(
-                    f"{f'{pair.first} vs {pair.second}':<44} {pair.played:>6} {pair.wins:>6} {pair.draws:>6} {pair.losses:>6} "
-                    f"{pair.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16}"
-                )
+            lines.append(f"\n{'pair (results of the first)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} "
+                         f"{'win rate':>9} {'95% interval':>16}")
+            for p in self.pairs.values():
+                lines.append(f"{f'{p.first} vs {p.second}':<44} {p.played:>6} {p.wins:>6} {p.draws:>6} {p.losses:>6} {p.rate_cells}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
