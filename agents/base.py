@@ -23,8 +23,20 @@ class Agent(Protocol):
     """Whether `act` reads the observation vector. Encoding costs time, so game loops (tournaments, the
     seat env, `tabletop play`) encode only for agents that say True and pass None to the others."""
 
+    # Optional: `observation_options`, the observer arguments (e.g. `{"features": ("lookahead",)}`) of the
+    # vector `act` reads, when they may differ from the table's; absent or None, the table's own.
+
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         """A legal action for the seat to move: one where `action_mask` is 1."""
+
+
+def observation_for(agent: Agent, env: Any, state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray | None:
+    """The vector `agent` reads for `seat` in `state` of the raw env `env` (None if it reads none), encoded
+    with the observer options it was trained with: a policy that reads the look-ahead features plays at
+    a table built without them."""
+    if not agent.needs_observation:
+        return None
+    return env.observer_for(getattr(agent, "observation_options", None)).encode(state, seat, out=out)
 
 
 class RandomAgent:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.agents.extras import require
+from tabletop.envs import EnvSpec
 from tabletop.envs.core.encoding import Layout, Segment
 
 MODEL_FILE = "model.onnx"
@@ -36,8 +37,10 @@ class OnnxAgent:
         if not (model.is_file() and meta_file.is_file()):
             raise ValueError(f"no exported policy at {str(path)!r}: expected a folder with {MODEL_FILE} and {METADATA_FILE} (tabletop export)")
         self.metadata = _read_metadata(meta_file)
-        if env_id is not None and env_id != self.metadata["env_id"]:
+        trained = EnvSpec(self.metadata["env_id"], self.metadata["env_kwargs"])
+        if env_id is not None and EnvSpec(env_id).current_id != trained.current_id:
             raise ValueError(f"{folder} holds a policy for {self.metadata['env_id']}, not for {env_id}")
+        self.observation_options = trained.definition.observer_options(trained.kwargs)  # what it was trained on
         self.name = f"onnx:{path}"
         self.obs_size = int(self.metadata["observation"]["size"])
         self.num_actions = int(self.metadata["actions"]["count"])

@@ -9,6 +9,7 @@ that need them: `import tabletop.agents` must work without the train extra.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,18 @@ def choose_action(
     return int(np.argmax(logits))
 
 
+def observer_options_of_size(aec, size: int) -> dict[str, Any] | None:
+    """The observer options under which `aec`'s game observes `size` numbers: its own, or its own with other
+    feature groups (a model file names none; each set of groups gives another size). None if none fits."""
+    groups = tuple(getattr(type(aec.observer), "feature_groups", {}))
+    for k in range(len(groups) + 1):
+        for chosen in combinations(groups, k):
+            options = {**aec.observer_options, "features": chosen} if groups else aec.observer_options
+            if aec.observer_for(options).layout.size == size:
+                return options
+    return None
+
+
 def resolve_model(path: str | Path) -> Path:
     """A model zip from a zip, a checkpoint folder, or a run folder (its final model, else its newest checkpoint)."""
     path = Path(path)
@@ -109,16 +122,17 @@ class PolicyAgent:
         model_path = resolve_model(path)
         model = MaskablePPO.load(model_path, device="cpu")
         aec = env.make_raw()
-        agent = aec.possible_agents[0]
-        want_obs = aec.observation_space(agent)["observation"].shape
-        want_actions = aec.action_space(agent).n
-        if model.observation_space.shape != want_obs or model.action_space.n != want_actions:
+        options = observer_options_of_size(aec, model.observation_space.shape[0])
+        want_obs = aec.observation_space(aec.possible_agents[0])["observation"].shape
+        if options is None or model.action_space.n != aec.game.num_actions:
             raise ValueError(
                 f"{model_path} was trained for observations {model.observation_space.shape} and "
-                f"{model.action_space.n} actions; {env.env_id} with {env.kwargs} has {want_obs} and {want_actions}"
+                f"{model.action_space.n} actions; {env.env_id} with {env.kwargs} has {want_obs} and {aec.game.num_actions}"
             )
         model.policy.set_training_mode(False)
-        return cls(model.policy, name=f"ppo:{path}", seed=seed, sample=sample)
+        agent = cls(model.policy, name=f"ppo:{path}", seed=seed, sample=sample)
+        agent.observation_options = options
+        return agent
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         return choose_action(self.policy, observation, action_mask, self.rng)

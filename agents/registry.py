@@ -43,17 +43,19 @@ def pretrained_folders() -> list[Path]:
 
 
 def pretrained_folder(env: EnvSpec) -> Path:
-    """The shipped policy trained for this game with these arguments (rendering, illegal-action handling
-    and reward aside), or a ValueError listing what is shipped."""
+    """The shipped policy trained for this game with these arguments (rendering, illegal-action handling,
+    reward and observation feature groups aside: the policy encodes its own), or a ValueError listing
+    what is shipped."""
 
     def key(spec: EnvSpec) -> dict:
-        return {k: v for k, v in spec.resolved().items() if k not in UNSEEN_BY_POLICY}
+        unseen = (*UNSEEN_BY_POLICY, *spec.definition.observer_options({}))
+        return {k: v for k, v in spec.resolved().items() if k not in unseen}
 
     shipped = []
     for folder in pretrained_folders():
         meta = json.loads((folder / "metadata.json").read_text())
         trained = EnvSpec(meta["env_id"], meta["env_kwargs"])
-        if trained.env_id == env.env_id and key(trained) == key(env):
+        if trained.current_id == env.current_id and key(trained) == key(env):
             return folder
         shipped.append(str(trained))
     raise ValueError(

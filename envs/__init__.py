@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from tabletop.envs.core import IllegalActionError, InvalidStateError, ParameterError
-from tabletop.envs.registry import ENV_IDS, EnvSpec, definition, make, make_raw
+from tabletop.envs.registry import ENV_IDS, RETIRED_IDS, EnvSpec, definition, make, make_raw
 
-__all__ = ["ENV_IDS", "EnvSpec", "IllegalActionError", "InvalidStateError", "ParameterError", "definition", "make", "make_raw"]
+__all__ = ["ENV_IDS", "RETIRED_IDS", "EnvSpec", "IllegalActionError", "InvalidStateError", "ParameterError", "definition", "make", "make_raw"]

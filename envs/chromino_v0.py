@@ -1,12 +1,12 @@
-"""Chromino as a PettingZoo AEC environment (docs/chromino.md has rules, layouts and rewards)."""
+"""Retired: `chromino_v1` with `features=["lookahead"]` by default, the observation `chromino_v0` always had.
 
-from tabletop.envs.chromino.observe import ChrominoObserver
-from tabletop.envs.chromino.render import ChrominoRenderer
-from tabletop.envs.chromino.rules import ChrominoGame
-from tabletop.envs.core import GameDefinition, entry_points
+Kept so that run folders, configs and exported policies that name `chromino_v0` mean what they meant.
+"""
 
-DEFINITION = GameDefinition(
-    "chromino_v0", ChrominoGame, ChrominoObserver, ChrominoRenderer,
-    "Chromino for 2-8 players (standard, junior, expert) or one (solo).",
-)
+from dataclasses import replace
+
+from tabletop.envs.chromino_v1 import DEFINITION as CURRENT
+from tabletop.envs.core import entry_points
+
+DEFINITION = replace(CURRENT, env_id="chromino_v0", defaults={"features": ("lookahead",)}, successor=CURRENT.env_id)
 raw_env, env = entry_points(DEFINITION)

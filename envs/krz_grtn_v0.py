@@ -1,15 +1,12 @@
-"""KRZ GRTN as a PettingZoo AEC environment (docs/krz_grtn.md has rules, layouts and rewards)."""
+"""Retired: `krz_grtn_v1` with `features=["roles"]` by default, the observation `krz_grtn_v0` always had.
 
-from tabletop.envs.core import GameDefinition, entry_points
-from tabletop.envs.krz_grtn.observe import KrzGrtnObserver
-from tabletop.envs.krz_grtn.render import KrzGrtnRenderer
-from tabletop.envs.krz_grtn.rules import KrzGrtn
+Kept so that run folders, configs and exported policies that name `krz_grtn_v0` mean what they meant.
+"""
 
-DEFINITION = GameDefinition(
-    "krz_grtn_v0",
-    KrzGrtn,
-    KrzGrtnObserver,
-    KrzGrtnRenderer,
-    "KRZ GRTN for 2-6 players, cooperative: one shared team reward (+1 per level passed with reward=\"score\").",
-)
+from dataclasses import replace
+
+from tabletop.envs.core import entry_points
+from tabletop.envs.krz_grtn_v1 import DEFINITION as CURRENT
+
+DEFINITION = replace(CURRENT, env_id="krz_grtn_v0", defaults={"features": ("roles",)}, successor=CURRENT.env_id)
 raw_env, env = entry_points(DEFINITION)

@@ -11,12 +11,15 @@ from pettingzoo import AECEnv
 from tabletop.envs.core import GameDefinition, ParameterError, TabletopEnv
 from tabletop.envs.core.protocol import Game
 
-ENV_IDS = ("cromlet_v0", "chromino_v0", "kings_cribbage_v0", "krz_grtn_v0")
+ENV_IDS = ("cromlet_v0", "chromino_v1", "kings_cribbage_v0", "krz_grtn_v1")
+RETIRED_IDS = ("chromino_v0", "krz_grtn_v0")
+"""Earlier versions, each still built as it always was (its docs page's version history says how), so saved
+runs and exported policies keep their meaning; new work names the current id."""
 
 
 def definition(env_id: str) -> GameDefinition:
     """The `GameDefinition` held by the versioned entry module `tabletop.envs.<env_id>`."""
-    if env_id not in ENV_IDS:
+    if env_id not in ENV_IDS + RETIRED_IDS:
         raise ParameterError(f"unknown env_id {env_id!r}; registered: {', '.join(ENV_IDS)}")
     return importlib.import_module(f"tabletop.envs.{env_id}").DEFINITION
 
@@ -53,6 +56,11 @@ class EnvSpec:
     @property
     def definition(self) -> GameDefinition:
         return definition(self.env_id)
+
+    @property
+    def current_id(self) -> str:
+        """The env id of today's version of this game (a retired id names its successor)."""
+        return self.definition.successor or self.env_id
 
     def resolved(self) -> dict[str, Any]:
         """Every argument's value, defaults filled in."""

@@ -103,7 +103,7 @@ def test_scripted_session_with_malformed_lines(cromlet_onnx_dir):
 def test_names_come_from_the_state_mid_turn(tmp_path):
     """Chromino names a placement by the tile chosen earlier in the turn: only the state knows it."""
     torch.manual_seed(1)
-    spec = EnvSpec("chromino_v0")
+    spec = EnvSpec("chromino_v1")
     env = spec.make_raw()
     agent = env.possible_agents[0]
     policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([16], "tanh"))

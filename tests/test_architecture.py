@@ -1,7 +1,7 @@
 """The shape of the package: every import points down, no circles, one installed name, no squatting.
 
 Layers, lowest first: `envs.core` -> each game's data modules -> `rules` -> `observe` / `render` ->
-the entry module `envs.<game>_v0` -> `envs.registry` -> `agents` -> `train` (its rooms `evaluation` and
+the entry module `envs.<game>_vN` (a retired version above its successor) -> `envs.registry` -> `agents` -> `train` (its rooms `evaluation` and
 `serving` -> `selfplay`, which evaluates its learner while it trains -> `web` and `rllib` -> `cli`). Imports are read from the
 source (every `import` statement, also those inside functions); a module's own parent packages are not
 counted as imports (Python runs them first, whatever the module imports).
@@ -17,6 +17,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from tabletop.envs import RETIRED_IDS
+
+RETIRED_MODULES = {f"tabletop.envs.{env_id}" for env_id in RETIRED_IDS}
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDERS = ("envs", "agents", "train")
@@ -110,8 +114,8 @@ def _layer(name: str) -> int:
         return 5
     if parts[1] == "core":
         return 0
-    if parts[1].endswith("_v0"):
-        return 4
+    if re.fullmatch(r".+_v\d+", parts[1]):  # an entry module; a retired one is its successor with other defaults
+        return 4.5 if f"tabletop.envs.{parts[1]}" in RETIRED_MODULES else 4
     role = parts[2] if len(parts) > 2 else "__init__"
     return {"observe": 3, "render": 3, "rules": 2}.get(role, 1)
 

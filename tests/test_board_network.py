@@ -22,7 +22,7 @@ from test_networks import assert_never_masked, untrained_policy
 REPO = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
 BOARD = NetworkConfig(kind="board", hidden=[16], width=8, blocks=1, activation="relu")
-CHROMINO = EnvSpec("chromino_v0", {"num_players": 2})
+CHROMINO = EnvSpec("chromino_v1", {"num_players": 2, "features": ["lookahead"]})  # the board network reads them
 PLANES = ("board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts")
 
 
@@ -136,7 +136,7 @@ def test_a_kings_cribbage_board_run_trains_and_exports(tmp_path):
 def test_board_kind_is_refused_where_cells_are_not_actions():
     data = yaml.safe_load((REPO / "configs/smoke/cromlet.yaml").read_text())
     data["network"] = {"kind": "board"}
-    with pytest.raises(ConfigError, match="network.kind='board' reads chromino_v0 or kings_cribbage_v0's board"):
+    with pytest.raises(ConfigError, match="network.kind='board' reads chromino_v1 or kings_cribbage_v0's board"):
         parse_config(data)
     with pytest.raises(ValueError, match="action_mode='moves' offers whole moves: use network.kind 'moves'"):
         network_policy(BOARD, EnvSpec("kings_cribbage_v0", {"action_mode": "moves"}))

@@ -18,14 +18,14 @@ from tabletop.envs.chromino.table import Placement
 from tabletop.envs.chromino.observe import ChrominoObserver
 from tabletop.envs.chromino.render import RGB
 from tabletop.envs.chromino.rules import ChrominoGame
-from tabletop.envs.chromino_v0 import raw_env
+from tabletop.envs.chromino_v1 import raw_env
 
-CHROMINO = EnvSpec("chromino_v0")
+CHROMINO = EnvSpec("chromino_v1")
 from tabletop.train.evaluation.tournament import run_tournament
 
 
 def test_default_configuration_is_the_45_cell_grid():
-    e = envs.make("chromino_v0")
+    e = envs.make("chromino_v1")
     e.reset(seed=1)
     assert e.unwrapped.game.num_actions == 320 + 45 * 45 + 2
     assert e.unwrapped.game.grid_size == 45

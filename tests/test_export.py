@@ -101,8 +101,8 @@ def test_metadata_describes_the_game(exported):
 
 def test_action_names_are_static_only_where_the_rules_say_so():
     assert export.action_names(EnvSpec("cromlet_v0"))[:2] == ["play A2", "play A5"]
-    assert export.action_names(EnvSpec("chromino_v0")) is None  # "place <the chosen tile> ..." depends on the choice
-    assert export.action_names(EnvSpec("krz_grtn_v0")) is None  # guesses name the pictures on the table
+    assert export.action_names(EnvSpec("chromino_v1")) is None  # "place <the chosen tile> ..." depends on the choice
+    assert export.action_names(EnvSpec("krz_grtn_v1")) is None  # guesses name the pictures on the table
 
 
 @pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the import check needs one game
@@ -127,8 +127,8 @@ def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
 @pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the checks do not depend on the game
 def test_onnx_agent_refuses_what_it_cannot_play(exported, tmp_path):
     _, env, _, out, _ = exported
-    with pytest.raises(ValueError, match="not for chromino_v0"):
-        OnnxAgent(out, env_id="chromino_v0")
+    with pytest.raises(ValueError, match="not for chromino_v1"):
+        OnnxAgent(out, env_id="chromino_v1")
     with pytest.raises(ValueError, match="expected a folder with model.onnx"):
         make_agent(EnvSpec("cromlet_v0"), f"onnx:{tmp_path}")
     agent, size, n = OnnxAgent(out), env.observer.layout.size, env.game.num_actions
@@ -182,9 +182,10 @@ def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
     assert "pass --env-id" in capsys.readouterr().err
     assert cli.main(["export", str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2  # 2 players by default
     assert "trained for observations" in capsys.readouterr().err
-    assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v0"]) == 2
+    assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v1"]) == 2
     assert "contradicts the run's config.yaml" in capsys.readouterr().err
     assert cli.main(["export", str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0
+
 
 def test_export_command_without_the_export_extra_makes_no_folder(run_dir, tmp_path, monkeypatch, capsys):
     """One line naming the extra, and no output folder (it once left an empty exported/cromlet/ behind)."""

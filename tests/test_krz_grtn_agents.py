@@ -16,7 +16,7 @@ from test_krz_grtn_support import load, scenario
 
 def test_registry_finds_the_heuristic():
     assert set(HEURISTICS) == {"skeleton"}
-    agent = make_agent(EnvSpec("krz_grtn_v0"), "skeleton", seed=0)
+    agent = make_agent(EnvSpec("krz_grtn_v1"), "skeleton", seed=0)
     assert agent.name == "skeleton" and agent.needs_observation is False
 
 
@@ -67,7 +67,7 @@ def test_returns_give_back_the_least_useful_letters():
 
 
 def test_heuristic_team_clearly_beats_random_team():
-    four = EnvSpec("krz_grtn_v0", {"num_players": 4})
+    four = EnvSpec("krz_grtn_v1", {"num_players": 4})
     heuristic = run_tournament(four, ["skeleton"], 40, seed=1)
     random = run_tournament(four, ["random"], 40, seed=1)
     assert heuristic.records["skeleton"].win_rate > 0.5

@@ -6,7 +6,7 @@ import numpy as np
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.rules import KrzGrtn
-from tabletop.envs.krz_grtn_v0 import raw_env
+from tabletop.envs.krz_grtn_v1 import raw_env
 from test_krz_grtn_support import load, random_states, scenario
 
 

@@ -28,7 +28,7 @@ from test_networks import untrained_policy
 
 torch.set_num_threads(1)
 ROLES = NetworkConfig(kind="roles", hidden=[16], width=8, activation="relu")
-FOUR = EnvSpec("krz_grtn_v0", {"num_players": 4})
+FOUR = EnvSpec("krz_grtn_v1", {"num_players": 4, "features": ["roles"]})  # the roles network reads them
 
 
 def role_policy(spec: EnvSpec, seed: int = 0):
@@ -100,7 +100,7 @@ def test_roles_policy_exports_to_onnx_and_its_actor_plays_any_player_count(tmp_p
     policy = role_policy(FOUR, seed=3)
     meta = export.export_policy(policy, tmp_path / "four", FOUR)  # refuses to finish if onnxruntime and torch disagree
     assert meta["verification"]["actions_agree"]
-    six = EnvSpec("krz_grtn_v0", {"num_players": 6})
+    six = EnvSpec("krz_grtn_v1", {"num_players": 6, "features": ["roles"]})
     other = policy.retarget(six)
     assert all(torch.equal(other.state_dict()[k], v) for k, v in policy.state_dict().items() if k.startswith(ACTOR))
     export.export_policy(other, tmp_path / "six", six)
@@ -141,7 +141,7 @@ def test_crossplay_mixes_roles_on_the_same_seeds():
 
 def test_a_roles_run_warm_starts_trains_and_exports(tmp_path):
     config = parse_config({
-        "env_id": "krz_grtn_v0", "env_kwargs": {"num_players": 4}, "total_steps": 128, "learner_seats": "all",
+        "env_id": "krz_grtn_v1", "env_kwargs": {"num_players": 4, "features": ["roles"]}, "total_steps": 128, "learner_seats": "all",
         "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
         "network": {"kind": "roles", "width": 8, "hidden": [16]},
         "warm_start": {"teacher": "skeleton", "games": 3, "epochs": 1, "eval_games": 0},
@@ -180,7 +180,7 @@ def test_a_frozen_role_keeps_its_weights_through_ppo_updates():
 def test_frozen_role_and_the_roles_kind_are_refused_where_they_do_not_apply():
     from tabletop.train.selfplay.config import ConfigError
 
-    base = {"env_id": "krz_grtn_v0", "total_steps": 100, "learner_seats": "all"}
+    base = {"env_id": "krz_grtn_v1", "total_steps": 100, "learner_seats": "all"}
     with pytest.raises(ConfigError, match="network.frozen_role freezes one role"):
         parse_config({**base, "network": {"kind": "mlp", "frozen_role": "x"}})
     with pytest.raises(ConfigError, match="network.frozen_role='guesser' is not allowed"):

@@ -23,7 +23,7 @@ from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, CONCEPTS
 from tabletop.envs.krz_grtn.rules import KrzGrtn
 from tabletop.envs.krz_grtn.saved import CARD_FIELDS, KEYS, LETTER_FIELDS
 from tabletop.envs.krz_grtn.tiles import LETTERS, counts_string, parse_counts
-from tabletop.envs.krz_grtn_v0 import raw_env
+from tabletop.envs.krz_grtn_v1 import raw_env
 
 GAME = KrzGrtn(num_players=4)
 CONFIGS = (

@@ -54,7 +54,7 @@ def test_seat_and_other_games(capsys):
     only once they are laid out (tests/test_transcripts.py checks every game's transcripts in depth)."""
     lines = io.StringIO("\n".join(["1"] * 2000))
     out = io.StringIO()
-    returns = play.play(EnvSpec("krz_grtn_v0"), "random", seat=2, seed=1, lines=lines, out=out)
+    returns = play.play(EnvSpec("krz_grtn_v1"), "random", seat=2, seed=1, lines=lines, out=out)
     text = out.getvalue()
     assert "you are player_2" in text and "game over" in text
     assert len(set(returns.tolist())) == 1  # one shared team result
@@ -81,7 +81,7 @@ def test_typed_input_never_aborts_a_game():
 
 def test_a_solo_game_ends_with_its_return_and_no_negative_zero():
     out = io.StringIO()
-    returns = play.play(EnvSpec("chromino_v0", {"variant": "solo", "num_players": 1}), "random", seed=3,
+    returns = play.play(EnvSpec("chromino_v1", {"variant": "solo", "num_players": 1}), "random", seed=3,
                         lines=io.StringIO("1\n" * 3000), out=out)
     assert returns.tolist() == [0.0]  # the hand emptied: this deal is the case that printed "-0"
     assert out.getvalue().splitlines()[-1] == "game over: your return is 0 (scores: player_0 0)"

@@ -120,7 +120,7 @@ def _play_out(env, rng) -> tuple[dict, dict, int]:
             return totals, infos, moves
 
 
-@pytest.mark.parametrize("env_id", ["cromlet_v0", "chromino_v0", "kings_cribbage_v0"])
+@pytest.mark.parametrize("env_id", ["cromlet_v0", "chromino_v1", "kings_cribbage_v0"])
 def test_policy_seats_get_their_whole_reward_and_fixed_players_move_inside(ray_lib, env_id):
     env = _adapter(env_id, {"self": 0.5, "random": 0.5})
     rng = np.random.default_rng(0)
@@ -152,7 +152,7 @@ def test_the_table_draws_snapshots_and_heuristics_and_rotates_the_learner(ray_li
 def test_krz_grtn_shares_one_policy_across_every_seat(ray_lib):
     from tabletop.train.rllib.table import module_of
 
-    env = _adapter("krz_grtn_v0", {}, learner_seats="all", num_players=4)
+    env = _adapter("krz_grtn_v1", {}, learner_seats="all", num_players=4)
     totals, infos, _ = _play_out(env, np.random.default_rng(1))
     assert {module_of(a) for a in env.possible_agents} == {"learner"}
     assert len(totals) == 4 and len(set(totals.values())) == 1, "the team shares its result"
@@ -163,7 +163,7 @@ def test_a_solo_game_seats_only_the_learner(ray_lib):
     from tabletop.train.rllib.env import TabletopMultiAgentEnv
     from tabletop.train.rllib.trainer import env_config
 
-    made = env_config(parse_config(rllib_config("chromino_v0", env_kwargs={"variant": "solo", "num_players": 1})))
+    made = env_config(parse_config(rllib_config("chromino_v1", env_kwargs={"variant": "solo", "num_players": 1})))
     assert made["weights"] == {} and made["snapshots"] == 0
     env = TabletopMultiAgentEnv(made)
     totals, infos, moves = _play_out(env, np.random.default_rng(2))
@@ -240,9 +240,9 @@ def _rows(path) -> list[dict]:
 
 RUNS = [
     ("cromlet_v0", {}),
-    ("chromino_v0", {}),
+    ("chromino_v1", {}),
     ("kings_cribbage_v0", {}),
-    ("krz_grtn_v0", {"learner_seats": "all", "env_kwargs": {"num_players": 4}}),
+    ("krz_grtn_v1", {"learner_seats": "all", "env_kwargs": {"num_players": 4}}),
     ("cromlet_v0", {"algorithm": "appo", "total_steps": 2048}),  # asynchronous: its first updates lag the samples
 ]
 

@@ -94,3 +94,12 @@ def test_cli_reports_config_errors_without_traceback(tmp_path, capsys):
     path.write_text(yaml.safe_dump(with_(ppo__n_step=8)))
     assert main(["train", str(path), "--out", str(tmp_path / "run")]) == 2
     assert "unknown key 'ppo.n_step'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("env_id,kind,group", [("chromino_v1", "board", "lookahead"), ("krz_grtn_v1", "roles", "roles")])
+def test_a_network_that_reads_a_feature_group_asks_for_it(env_id, kind, group):
+    """The lean default observation lacks what a structured network reads: the config must request it."""
+    base = {"env_id": env_id, "total_steps": 100, "learner_seats": "all", "network": {"kind": kind}}
+    with pytest.raises(ConfigError, match=rf"reads {env_id}'s '{group}' feature group; add features: \[{group}\] to env_kwargs"):
+        parse_config(base)
+    parse_config({**base, "env_kwargs": {"features": [group]}})

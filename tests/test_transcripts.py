@@ -20,16 +20,16 @@ from tabletop.train.serving import play
 
 CASES = {
     "cromlet_v0": {"num_players": 3},
-    "chromino_v0": {"num_players": 3},
+    "chromino_v1": {"num_players": 3},
     "kings_cribbage_v0": {"num_players": 3, "board_size": 7},  # a small board: players run out of moves and exchange
-    "krz_grtn_v0": {"num_players": 4},
+    "krz_grtn_v1": {"num_players": 4},
 }
 ACTIONS_PER_STATE = 12
 """Legal actions compared in each position (all of them where there are fewer)."""
 PRIVATE_MOVES = {  # a kind of move each game hides from the other seats, as action_to_string begins
-    "chromino_v0": "take ",
+    "chromino_v1": "take ",
     "kings_cribbage_v0": "choose ",
-    "krz_grtn_v0": "add ",
+    "krz_grtn_v1": "add ",
 }
 
 
@@ -89,7 +89,7 @@ def test_private_moves_read_as_an_onlooker_sees_them(env_id):
     """Each game's private move, as another seat reads it (docs/transcripts.md lists them)."""
     spec = EnvSpec(env_id, CASES[env_id])
     renderer = definition(env_id).renderer(spec.new_game())
-    expected = {"chromino_v0": "take a tile to lay it", "kings_cribbage_v0": "choose a tile for the exchange", "krz_grtn_v0": None}
+    expected = {"chromino_v1": "take a tile to lay it", "kings_cribbage_v0": "choose a tile for the exchange", "krz_grtn_v1": None}
     seen = 0
     for state in _positions(spec, games=3, seed=8):
         seat = (state.current_player + 1) % state.game.num_players
@@ -101,8 +101,8 @@ def test_private_moves_read_as_an_onlooker_sees_them(env_id):
 
 
 def test_krz_grtn_letters_put_back_are_not_named():
-    spec = EnvSpec("krz_grtn_v0", {"num_players": 4})
-    renderer = definition("krz_grtn_v0").renderer(spec.new_game())
+    spec = EnvSpec("krz_grtn_v1", {"num_players": 4})
+    renderer = definition("krz_grtn_v1").renderer(spec.new_game())
     returns = 0
     for state in _positions(spec, games=12, seed=3):
         for a in np.flatnonzero(state.legal_action_mask()):
@@ -132,7 +132,7 @@ def test_cromlet_trade_in_names_the_cards_that_go_face_up():
     assert trades > 10
 
 
-@pytest.mark.parametrize("env_id, seat", [("krz_grtn_v0", 1), ("kings_cribbage_v0", 0), ("chromino_v0", 2)])
+@pytest.mark.parametrize("env_id, seat", [("krz_grtn_v1", 1), ("kings_cribbage_v0", 0), ("chromino_v1", 2)])
 def test_play_prints_other_seats_moves_as_the_humans_seat_sees_them(env_id, seat):
     """A whole `tabletop play` game: no line about another seat names what that seat keeps private."""
     out = io.StringIO()
@@ -140,8 +140,8 @@ def test_play_prints_other_seats_moves_as_the_humans_seat_sees_them(env_id, seat
     others = re.findall(rf"^player_(?!{seat} )\d+ \(random\): (.*)$", out.getvalue(), flags=re.M)
     assert others
     private = {
-        "krz_grtn_v0": r"^add |^return [A-Z] ",
+        "krz_grtn_v1": r"^add |^return [A-Z] ",
         "kings_cribbage_v0": r"^choose (light|dark) ",
-        "chromino_v0": r"^take [A-Z*]{3} ",
+        "chromino_v1": r"^take [A-Z*]{3} ",
     }[env_id]
     assert not [line for line in others if re.search(private, line)]

@@ -168,7 +168,7 @@ def _bench(args: argparse.Namespace) -> int:
     from tabletop.train.evaluation.bench import compare
 
     env = env_spec(args.env_id, args.env_kwargs)
-    print(compare(env, args.baseline, args.games, args.baseline_games, args.seed, args.rounds or 10))
+    print(compare(env, args.baseline or ["connect_four_v3"], args.games, args.baseline_games, args.seed, args.rounds or 10))
     return 0
 
 
@@ -346,8 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
         "training paths, in the same run",
     )
     b.add_argument("env_id", metavar="GAME", nargs="?", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
-    b.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}'")
-    b.add_argument("--baseline", default="connect_four_v3")
+    b.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}' "
+                   "(default: the game's defaults)")
+    b.add_argument("--baseline", action="append", metavar="NAME",
+                   help="what to compare with, in the same run; repeat for several: a PettingZoo classic env "
+                   "(connect_four_v3, go_v5, tictactoe_v3, texas_holdem_v4; against our AEC loop) or openspiel:GAME "
+                   "(e.g. openspiel:cribbage; against our engine alone) (default: connect_four_v3)")
     b.add_argument("--games", type=positive_int, default=200, help="random games of GAME")
     b.add_argument("--baseline-games", type=positive_int, default=500, help="random games of each baseline")
     _seed_argument(b)

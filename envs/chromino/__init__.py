@@ -2,5 +2,5 @@
 
 Layers: `tiles` (the 80 tiles), `table` (the grid and the placement search), `actions` (the action
 index arithmetic), `rules` (Game and State), `observe` (the Observer), `render` (text and pictures);
-`tabletop.envs.chromino_v0` composes them into the environment.
+`tabletop.envs.chromino_v1` composes them into the environment.
 """

@@ -1,7 +1,9 @@
 """Chromino observations: a state as one seat sees it, as a float32 vector.
 
 Seats are listed relative to the observer (index 0 = the observer, 1 = the next seat to play, ...), so
-one policy can play every seat.
+one policy can play every seat. The default observation is lean; the `lookahead` feature group (the
+per-cell planes and per-choice rows a `board` network reads, a one-ply search over the mover's hand)
+costs most of a step and is computed only when asked for (`features=["lookahead"]`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, OVER
 from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
 from tabletop.envs.chromino.table import Placement
-from tabletop.envs.core import Layout
+from tabletop.envs.core import Layout, Parameters
+from tabletop.envs.core.params import feature_groups
 
 PLACEMENT_NEIGHBOURS = 8  # cells sharing an edge with a 1x3 tile: three on each long side, one at each end
 CHOICE_FEATURES = (  # a row per choose action, so a network can score every tile and orientation with shared weights
@@ -43,7 +46,12 @@ def score_range(game: ChrominoGame) -> tuple[float, float]:
     return -game.tile_penalty * held, per_placement * held + game.out_bonus
 
 
-def private_layout(game: ChrominoGame) -> Layout:
+LOOKAHEAD = "lookahead"
+FEATURE_GROUPS = {LOOKAHEAD: "mover only: per-cell planes and per-choose-action rows of this sub-step's legal "
+                  "placements and a one-ply look-ahead over the own hand (what the `board` network reads)"}
+
+
+def private_layout(game: ChrominoGame, features: tuple[str, ...] = ()) -> Layout:
     n, g = game.num_players, game.grid_size
     low, high = score_range(game)
     layout = Layout.of(
@@ -60,6 +68,17 @@ def private_layout(game: ChrominoGame) -> Layout:
         ("turn_orientation", 4, "one-hot way the chosen tile will lie (only the mover sees it)"),
         ("final_round", 1, "1 once someone went out: the round is being finished"),
         ("idle_turns", 1, "consecutive turns without a placement or a draw / players (the game is blocked at 1)"),
+    )
+    if LOOKAHEAD in features:
+        layout += lookahead_layout(game)
+    if game.junior:  # where a tile may attach: the colour planes do not show where one tile ends and the next begins
+        layout += Layout.of(("open_ends", (g, g), "junior: 1 on each empty cell an open end points into (a tile may attach there)"))
+    return layout
+
+
+def lookahead_layout(game: ChrominoGame) -> Layout:
+    g = game.grid_size
+    return Layout.of(
         ("cell_moves", (g, g), "mover only: legal placements of this sub-step centred on the cell, log(1 + count) / log(321)"),
         ("cell_contacts", (g, g), "mover only: the most contacts a legal placement centred on the cell makes / 8"),
         ("cell_after", (g, g), "mover only: after the best legal placement centred on the cell, the fraction of the "
@@ -71,13 +90,10 @@ def private_layout(game: ChrominoGame) -> Layout:
         ("choices", (NUM_ORIENTATIONS * T.NUM_TILES, len(CHOICE_FEATURES)), "per choose action (4 * tile + orientation): "
          + ", ".join(CHOICE_FEATURES)),
     )
-    if game.junior:  # where a tile may attach: the colour planes do not show where one tile ends and the next begins
-        layout += Layout.of(("open_ends", (g, g), "junior: 1 on each empty cell an open end points into (a tile may attach there)"))
-    return layout
 
 
-def omniscient_layout(game: ChrominoGame) -> Layout:
-    return private_layout(game) + Layout.of(
+def omniscient_layout(game: ChrominoGame, features: tuple[str, ...] = ()) -> Layout:
+    return private_layout(game, features) + Layout.of(
         ("all_hands", (game.num_players, T.NUM_TILES), "every hand, multi-hot, relative seats"),
         ("bag", T.NUM_TILES, "bag contents, multi-hot"),
         ("next_draw", T.NUM_TILES, "one-hot tile that the next draw will bring"),
@@ -87,11 +103,15 @@ def omniscient_layout(game: ChrominoGame) -> Layout:
 class ChrominoObserver:
     """Builds observation vectors for one game configuration: private (what the seat knows) or omniscient."""
 
-    def __init__(self, game: ChrominoGame, omniscient: bool):
+    parameters = Parameters(feature_groups(FEATURE_GROUPS))
+    feature_groups = FEATURE_GROUPS
+
+    def __init__(self, game: ChrominoGame, omniscient: bool, features: tuple[str, ...] = ()):
         self.game = game
         self.omniscient = omniscient
+        self.lookahead = LOOKAHEAD in features
         layout = omniscient_layout if omniscient else private_layout
-        self.layout = layout(game)
+        self.layout = layout(game, features)
 
     def encode(self, state: ChrominoState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         layout, n = self.layout, self.game.num_players
@@ -123,12 +143,13 @@ class ChrominoObserver:
                     obs[layout.slice("turn_orientation")][state.orientation] = 1.0
         obs[layout.slice("final_round")] = float(any(state.finished))
         obs[layout.slice("idle_turns")] = state.idle_turns / n
-        hand = np.asarray(state.hands[seat], dtype=np.intp)
-        choices = layout.block(obs, "choices").reshape(T.NUM_TILES, NUM_ORIENTATIONS, -1)
-        choices[hand, :, 7] = T.PALINDROME[hand, None]
-        choices[hand, :, 8] = T.IS_CHAMELEON[hand, None]
-        if mover >= 0 and state.phase != OVER and (self.omniscient or mover == seat):
-            self._encode_moves(state, mover, obs)
+        if self.lookahead:
+            hand = np.asarray(state.hands[seat], dtype=np.intp)
+            choices = layout.block(obs, "choices").reshape(T.NUM_TILES, NUM_ORIENTATIONS, -1)
+            choices[hand, :, 7] = T.PALINDROME[hand, None]
+            choices[hand, :, 8] = T.IS_CHAMELEON[hand, None]
+            if mover >= 0 and state.phase != OVER and (self.omniscient or mover == seat):
+                self._encode_moves(state, mover, obs)
         if self.game.junior:
             obs[layout.slice("open_ends")] = state.table.open_ends().ravel()
         if self.omniscient:

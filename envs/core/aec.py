@@ -7,7 +7,7 @@ legal-action mask for the agent to move and all zeros for everyone else. `agent_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -47,6 +47,7 @@ class TabletopEnv(AECEnv):
         game: Game,
         observer: type[Observer],
         renderer: type[Renderer],
+        observer_options: Mapping[str, Any] | None = None,
         **adapter_kwargs: Any,
     ):
         super().__init__()
@@ -57,10 +58,11 @@ class TabletopEnv(AECEnv):
         self.render_mode = options["render_mode"]
         self.illegal_action = options["illegal_action"]
         self.metadata = {**self.metadata, "name": game.name}
-        self.observer: Observer = observer(game, self.observation_mode == "omniscient")
-        self.omniscient_observer: Observer = (
-            self.observer if self.observation_mode == "omniscient" else observer(game, True)
-        )
+        self.observer_options = dict(observer_options or {})
+        self._observer_class = observer
+        self._observers: dict[tuple, Observer] = {}
+        self.observer: Observer = self.observer_for(self.observer_options)
+        self.omniscient_observer: Observer = self.observer_for(self.observer_options, omniscient=True)
         self.renderer: Renderer = renderer(game)
 
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
@@ -145,6 +147,17 @@ class TabletopEnv(AECEnv):
     def view(self, agent: str | None) -> dict[str, Any]:
         """The structured view heuristics read: exactly what `agent` may know."""
         return self.game_state.view(None if agent is None else self._seat[agent])
+
+    def observer_for(self, options: Mapping[str, Any] | None, omniscient: bool | None = None) -> Observer:
+        """This game's observer with other options, every one given (a policy trained with other feature groups
+        reads its own encoding of the same position); `None` means the env's own. Built once per options and mode."""
+        options = self.observer_options if options is None else dict(options)
+        if omniscient is None:
+            omniscient = self.observation_mode == "omniscient"
+        key = (omniscient, tuple(sorted(options.items())))
+        if key not in self._observers:
+            self._observers[key] = self._observer_class(self.game, omniscient, **options)
+        return self._observers[key]
 
     def action_to_string(self, action: int) -> str:
         """The action in the rulebook's words; a ValueError names the allowed range for a non-action."""

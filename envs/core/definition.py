@@ -8,8 +8,8 @@ signatures, defaults and error messages all come from the declared parameters.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -28,11 +28,16 @@ class GameDefinition:
     observer: type[Observer]
     renderer: type[Renderer]
     summary: str
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Defaults that differ from the declared ones: a retired id keeps its old meaning this way."""
+    successor: str | None = None
+    """For a retired id, the current one (a retired id builds the same env it always did)."""
 
     @property
     def parameters(self) -> Parameters:
-        """The game's parameters, then the adapter's (reward, observation mode, ...)."""
-        return self.game.parameters + ADAPTER_PARAMETERS
+        """The game's parameters, the observer's (opt-in feature groups), then the adapter's (reward, ...)."""
+        declared = self.game.parameters + observer_parameters(self.observer) + ADAPTER_PARAMETERS
+        return declared.with_defaults(self.defaults) if self.defaults else declared
 
     def resolve(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Every argument's value, validated (unknown names and bad values raise `ParameterError`)."""
@@ -43,10 +48,16 @@ class GameDefinition:
         self.resolve(kwargs)  # unknown names and bad adapter values fail too, listing every argument
         return self.game(**self.game.parameters.split(kwargs)[0])
 
+    def observer_options(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The observer's arguments among `kwargs`, validated, defaults filled in."""
+        values = self.resolve(kwargs)
+        return {name: values[name] for name in observer_parameters(self.observer).names}
+
     def raw_env(self, **kwargs: Any) -> TabletopEnv:
-        self.resolve(kwargs)
-        mine, adapter = self.game.parameters.split(kwargs)
-        return TabletopEnv(self.game(**mine), self.observer, self.renderer, **adapter)
+        options = self.observer_options(kwargs)
+        mine, rest = self.game.parameters.split(kwargs)
+        adapter = {k: v for k, v in rest.items() if k not in options}
+        return TabletopEnv(self.game(**mine), self.observer, self.renderer, observer_options=options, **adapter)
 
     def env(self, **kwargs: Any) -> AECEnv:
         """The raw env inside PettingZoo's standard order check, as the classic environments apply it."""
@@ -71,3 +82,8 @@ def entry_points(definition: GameDefinition) -> tuple[Callable[..., TabletopEnv]
         function.__doc__ = f"{what}: {definition.summary}\n\nArguments:\n{arguments}\n"
         function.__qualname__ = function.__name__
     return raw_env, env
+
+
+def observer_parameters(observer: type[Observer]) -> Parameters:
+    """What an observer class declares (`parameters`, e.g. opt-in feature groups); none if it declares nothing."""
+    return getattr(observer, "parameters", Parameters())

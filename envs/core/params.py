@@ -7,7 +7,7 @@ declarations, so a default or an allowed range is written in exactly one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping
 
 
@@ -81,6 +81,13 @@ class Parameters:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self}
 
+    def with_defaults(self, defaults: Mapping[str, Any]) -> "Parameters":
+        """The same declarations with other defaults (a retired env id that keeps its old meaning)."""
+        unknown = set(defaults) - set(self._params)
+        if unknown:
+            raise ValueError(f"defaults for undeclared parameters: {', '.join(sorted(unknown))}")
+        return Parameters(*(replace(p, default=defaults.get(p.name, p.default)) for p in self))
+
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:
         """Every parameter's value: the given ones validated, the rest at their defaults."""
         unknown = [name for name in given if name not in self._params]
@@ -111,3 +118,26 @@ def is_int(value: Any) -> bool:
 def int_in(low: int, high: int | None = None) -> Callable[[Any], bool]:
     """A check for ints in [low, high] (no upper end when `high` is None)."""
     return lambda v: is_int(v) and v >= low and (high is None or v <= high)
+
+
+def feature_groups(groups: Mapping[str, str]) -> Param:
+    """The observer's `features` parameter: which opt-in feature groups (name -> what it adds) the
+    observation carries. The default is none, so a step pays only for the lean observation; a network
+    that reads a group asks for it. Given as a list (YAML, JSON) or a tuple, stored as a sorted tuple."""
+    names = tuple(groups)
+
+    def check(value: Any) -> bool:
+        return isinstance(value, tuple) and len(set(value)) == len(value) and all(v in groups for v in value)
+
+    return Param(
+        "features", (), "opt-in observation feature groups: "
+        + "; ".join(f"`{name}`: {what}" for name, what in groups.items()),
+        check=check, allowed=f"a list of distinct names from {', '.join(map(repr, names))} (default: none)",
+        convert=_feature_tuple,
+    )
+
+
+def _feature_tuple(value: Any) -> tuple:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise TypeError("features are a list of names")
+    return tuple(sorted(value, key=str))

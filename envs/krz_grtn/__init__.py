@@ -2,5 +2,5 @@
 
 Layers: `tiles` (the letter tiles), `pictures` (the picture deck and its features), `actions` (the
 action layout), `rules` (Game and State), `observe` (the Observer), `render` (text and pictures);
-`tabletop.envs.krz_grtn_v0` composes them into the environment.
+`tabletop.envs.krz_grtn_v1` composes them into the environment.
 """

@@ -8,7 +8,9 @@ Three segments serve a role-aware network (train/selfplay/role_network.py) with 
 entities and player counts: `role_globals` (a fixed-size summary), `letter_facts` (one row per tile kind:
 what a giver knows about that tile and the target's words) and `pair_match` (one row per laid-out picture
 and revealed clue: how the clue's letters fit the picture's words). They compare letters with words; they
-are computed from what the seat may know only (a giver's target, X's laid-out pictures and clues).
+are computed from what the seat may know only (a giver's target, X's laid-out pictures and clues). They
+cost most of a step, so they form the opt-in feature group `roles` (`features=["roles"]`); the default
+observation is the lean rest.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop.envs.core import Layout
+from tabletop.envs.core import Layout, Parameters
+from tabletop.envs.core.params import feature_groups
 from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
 from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtn, KrzState
@@ -114,9 +117,14 @@ def most_letters_owned(game: KrzGrtn) -> int:
     return min(game.tile_limit + max(game.life_letters, *game.level_draws), TOTAL_LETTERS)
 
 
-def private_layout(game: KrzGrtn) -> Layout:
+ROLES = "roles"
+FEATURE_GROUPS = {ROLES: "`role_globals`, `letter_facts` and `pair_match`: letters compared with words, for the "
+                  "`roles` network"}
+
+
+def private_layout(game: KrzGrtn, features: tuple[str, ...] = ()) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
-    return Layout.of(
+    layout = Layout.of(
         ("role", 2, "1 at [0] if this seat is X (the guesser), at [1] if it is a clue giver"),
         ("phase", ACTING_PHASES, "one-hot phase: Life! vote, clue making, returning tiles, X's guess"),
         ("level", NUM_LEVELS, "one-hot number of the level card on top (1..6)"),
@@ -136,6 +144,13 @@ def private_layout(game: KrzGrtn) -> Layout:
         ("candidate_present", c, "1 for each laid-out picture"),
         ("clues", (n - 1, length, NUM_TILE_KINDS), "revealed clues from X's left, one-hot tile per position"),
         ("last_attempt", 2, "1 at [0] if the previous attempt passed, at [1] if it failed"),
+    )
+    return layout + roles_layout(game) if ROLES in features else layout
+
+
+def roles_layout(game: KrzGrtn) -> Layout:
+    n, c = game.num_players, game.max_candidates
+    return Layout.of(
         ("role_globals", len(ROLE_GLOBALS), "the same for every player count: " + "; ".join(ROLE_GLOBALS)),
         ("letter_facts", (NUM_TILE_KINDS, len(LETTER_FACTS)), "givers only, per tile kind B..Z, blank: "
          + "; ".join(LETTER_FACTS)),
@@ -144,9 +159,9 @@ def private_layout(game: KrzGrtn) -> Layout:
     )
 
 
-def omniscient_layout(game: KrzGrtn) -> Layout:
+def omniscient_layout(game: KrzGrtn, features: tuple[str, ...] = ()) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
-    return private_layout(game) + Layout.of(
+    return private_layout(game, features) + Layout.of(
         ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise", LETTER_RANGE),
         ("all_clues", (n, length, NUM_TILE_KINDS), "every seat's clue so far, revealed or not"),
         ("bag_letters", NUM_LETTERS, "letters in the middle, count per letter", LETTER_RANGE),
@@ -158,10 +173,14 @@ def omniscient_layout(game: KrzGrtn) -> Layout:
 class KrzGrtnObserver:
     """Fills one layout; slices are looked up once, so encoding is a handful of numpy writes."""
 
-    def __init__(self, game: KrzGrtn, omniscient: bool):
+    parameters = Parameters(feature_groups(FEATURE_GROUPS))
+    feature_groups = FEATURE_GROUPS
+
+    def __init__(self, game: KrzGrtn, omniscient: bool, features: tuple[str, ...] = ()):
         self.game = game
         self.omniscient = omniscient
-        self.layout = omniscient_layout(game) if omniscient else private_layout(game)
+        self.roles = ROLES in features
+        self.layout = (omniscient_layout if omniscient else private_layout)(game, features)
         self.s = {seg.name: self.layout.slice(seg.name) for seg in self.layout.segments}
 
     def encode(self, state: KrzState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -200,7 +219,8 @@ class KrzGrtnObserver:
                 self._clue(state.clues[giver], clue_block[slot])
         if state.last_attempt is not None:
             out[s["last_attempt"].start + (0 if state.last_attempt["passed"] else 1)] = 1.0
-        self._role_facts(state, seat, is_x, out)
+        if self.roles:
+            self._role_facts(state, seat, is_x, out)
         if self.omniscient:
             self._hidden(state, seat, out)
         return out

@@ -82,7 +82,7 @@ PARAMETERS = Parameters(
 class KrzGrtn:
     """KRZ GRTN under one configuration. Every number a table could change is a parameter."""
 
-    name = "krz_grtn_v0"
+    name = "krz_grtn_v1"
     parameters = PARAMETERS
     shared_reward = True  # one team: every seat's reward is the team's, an illegal action's penalty too
 

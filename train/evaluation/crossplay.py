@@ -18,7 +18,7 @@ from tabletop.agents import Agent, make_agent
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.tournament import run_tournament, wilson_interval
 
-ROLE_GAMES = ("krz_grtn_v0",)  # games whose view names each seat's role ("X" or "giver")
+ROLE_GAMES = ("krz_grtn_v1",)  # games whose view names each seat's role ("X" or "giver")
 
 
 class RoleTeam:
@@ -27,6 +27,11 @@ class RoleTeam:
     def __init__(self, givers: Agent, x: Agent, name: str):
         self.givers, self.x, self.name = givers, x, name
         self.needs_observation = givers.needs_observation or x.needs_observation
+        readers = [getattr(a, "observation_options", None) for a in (givers, x) if a.needs_observation]
+        if len({repr(r) for r in readers}) > 1:
+            raise ValueError(f"{givers.name} and {x.name} read observations with different feature groups; "
+                             "a team's two players share one observation")
+        self.observation_options = readers[0] if readers else None
 
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         return (self.x if view["role"] == "X" else self.givers).act(observation, action_mask, view)
@@ -53,7 +58,7 @@ class TeamResult:
 def crossplay(env: EnvSpec, candidate: str, partner: str, games: int, seed: int,
               agents: dict[str, Agent] | None = None) -> list[TeamResult]:
     """The four teams of `candidate` and `partner` (agent specs, or names of `agents`), `games` seeded games each."""
-    if env.env_id not in ROLE_GAMES:
+    if env.current_id not in ROLE_GAMES:
         raise ValueError(f"cross-play mixes roles; {env.env_id} has none (allowed: {', '.join(ROLE_GAMES)})")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")

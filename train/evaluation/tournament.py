@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tabletop.agents import Agent, make_agent
+from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import TabletopEnv
 
@@ -160,13 +161,13 @@ def play_game(env: TabletopEnv, seat_agents: list[Agent], seed: int) -> tuple[np
 
     Observations come from the env's observer, so policies see what they were trained on (private or omniscient)."""
     env.reset(seed=seed)
-    state, observer = env.game_state, env.observer
+    state = env.game_state
     steps = 0
     while not state.is_terminal():
         seat = state.current_player
         agent = seat_agents[seat]
         mask = state.legal_action_mask()
-        obs = observer.encode(state, seat) if agent.needs_observation else None
+        obs = observation_for(agent, env, state, seat)
         action = agent.act(obs, mask, state.view(seat))
         state.apply(action)
         steps += 1

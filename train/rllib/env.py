@@ -17,6 +17,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from tabletop.agents import make_agent
+from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import SELF
 from tabletop.train.rllib.table import (
@@ -111,8 +112,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
             seat = state.current_player
             player = self.fixed[self.seating.fixed[seat]]
             name = self.aec.possible_agents[seat]
-            seen = self.aec.observe(name) if player.needs_observation else None
-            observation, mask = (seen["observation"], seen["action_mask"]) if seen else (None, state.legal_action_mask())
+            observation, mask = observation_for(player, self.aec, state, seat), state.legal_action_mask()
             self._apply(player.act(observation, mask, self.aec.view(name)))
 
     def _to_move_observation(self) -> dict:

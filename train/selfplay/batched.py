@@ -27,6 +27,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from tabletop.agents import PolicyAgent
+from tabletop.agents.base import observation_for
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
@@ -230,13 +231,13 @@ class BatchedSelfPlayEnv(VecEnv):
                 batches.setdefault(id(opponent.policy), (opponent.policy, []))[1].append((game, opponent))
                 continue
             agent = game.agents[seat]
-            observation = game.observer.encode(game.state, seat) if opponent.needs_observation else None
+            observation = observation_for(opponent, game.aec, game.state, seat)
             moves.append((game, opponent.act(observation, game.state.legal_action_mask(), game.aec.view(agent))))
         for policy, members in batches.values():
             k = len(members)
             obs, masks = self._opponent_obs[:k], self._opponent_masks[:k]
-            for row, (game, _) in enumerate(members):
-                game.observer.encode(game.state, game.state.current_player, out=obs[row])
+            for row, (game, opponent) in enumerate(members):
+                observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
             with torch.inference_mode():
                 logits = actor_logits(policy, torch.from_numpy(obs)).numpy()

@@ -86,7 +86,7 @@ def kings_cribbage_structure(table) -> dict[str, Any]:
     return board_structure(layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions)
 
 
-STRUCTURES = {"chromino_v0": chromino_structure, "kings_cribbage_v0": kings_cribbage_structure}
+STRUCTURES = {"chromino_v1": chromino_structure, "kings_cribbage_v0": kings_cribbage_structure}
 
 
 class _Block(nn.Module):

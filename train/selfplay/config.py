@@ -24,7 +24,8 @@ HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("batched", "dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
-NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0", "moves": "kings_cribbage_v0", "roles": "krz_grtn_v0", "board": ("chromino_v0", "kings_cribbage_v0")}  # kind -> the game(s) it reads (None: every game)
+NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0", "moves": "kings_cribbage_v0", "roles": "krz_grtn_v1", "board": ("chromino_v1", "kings_cribbage_v0")}  # kind -> the game(s) it reads (None: every game)
+NETWORK_FEATURES = {("board", "chromino_v1"): "lookahead", ("roles", "krz_grtn_v1"): "roles"}  # the feature group a kind reads
 SAMPLINGS = ("uniform", "pfsp")
 ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
 # keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
@@ -318,8 +319,13 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
         )
     needs = NETWORK_KINDS[config.network.kind]
     needs = (needs,) if isinstance(needs, str) else needs
-    if needs is not None and config.env_id not in needs:
+    current = config.env.current_id
+    if needs is not None and current not in needs:
         raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'")
+    group = NETWORK_FEATURES.get((config.network.kind, current))
+    if group is not None and group not in config.env.definition.observer_options(config.env_kwargs)["features"]:
+        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {current}'s {group!r} feature group; "
+                          f"add features: [{group}] to env_kwargs")
     if config.network.kind == "moves" and config.env_kwargs.get("action_mode") != "moves":
         raise ConfigError(f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs")
     if config.network.frozen_role is not None and config.network.kind != "roles":

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from tabletop.agents import PolicyAgent, make_agent
+from tabletop.agents.base import observation_for
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
@@ -88,7 +89,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
                 chosen[tied if tied is not None else action] = True
                 best.append(chosen)
             else:
-                obs = observer.encode(state, seat) if rival.needs_observation else None
+                obs = observation_for(rival, table, state, seat)
                 action = rival.act(obs, mask, view)
             state.apply(action)
         if observations:

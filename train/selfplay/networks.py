@@ -56,9 +56,9 @@ def cromlet_structure(layout) -> dict[str, Any]:
 
 def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:
     """(policy class, its `policy_kwargs`) for a network config on the game `env`."""
-    needs = NETWORK_KINDS.get(network.kind, env.env_id)
+    needs = NETWORK_KINDS.get(network.kind, env.current_id)
     needs = (needs,) if isinstance(needs, str) else needs
-    if needs is not None and env.env_id not in needs:
+    if needs is not None and env.current_id not in needs:
         raise ValueError(f"network.kind {network.kind!r} reads {' or '.join(needs)}'s observation, not {env.env_id}'s")
     if network.kind == "mlp":
         return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
@@ -67,7 +67,7 @@ def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableA
     structured = {
         "circles": (CirclePolicy, lambda table: cromlet_structure(table.observer.layout)),
         "moves": (MovePolicy, lambda table: move_structure(table.observer.layout, table.game.board_size)),
-        "board": (BoardPolicy, STRUCTURES.get(env.env_id)),
+        "board": (BoardPolicy, STRUCTURES.get(env.current_id)),
     }
     if network.kind in structured:
         policy_class, structure = structured[network.kind]

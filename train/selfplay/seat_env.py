@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
@@ -107,11 +108,8 @@ class SeatEnv(gym.Env):
             seat = self.aec.game_state.current_player
             agent = self.agents[seat]
             _, opponent = self._opponents[seat]
-            if opponent.needs_observation:
-                obs = self.aec.observe(agent)
-                observation, mask = obs["observation"], obs["action_mask"]
-            else:
-                observation, mask = None, self.aec.game_state.legal_action_mask()
+            state = self.aec.game_state
+            observation, mask = observation_for(opponent, self.aec, state, seat), state.legal_action_mask()
             self.aec.step(opponent.act(observation, mask, self.aec.view(agent)))
             reward += self.aec.rewards[learner]
         return reward, self._over()

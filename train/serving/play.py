@@ -18,6 +18,7 @@ from typing import TextIO
 import numpy as np
 
 from tabletop.agents import make_agent
+from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 
 MAX_ANSWER_CHARS = 500
@@ -99,7 +100,7 @@ def play(
             action = int(legal[choose(names, lines, out)])
             out.write(f"you: {env.action_to_string(action)}\n")
         else:
-            obs = seen["observation"] if agent.needs_observation else None
+            obs = observation_for(agent, env, env.game_state, env.game_state.current_player)
             action = agent.act(obs, seen["action_mask"], env.view(mover))
             seen_by_human = env.renderer.describe(env.game_state, action, seat)
             if seen_by_human is not None:
