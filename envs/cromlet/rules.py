@@ -1,12 +1,7 @@
 """Cromlet's rules: the game configuration and the state it plays on.
 
-Action layout (N = 530):
-    [0, 132)     play the card of circle c on c, keep the cromlet open
-    [132, 264)   play the card of circle c on c and claim its cromlet
-    [264, 396)   play a wild on circle c, keep the cromlet open
-    [396, 528)   play a wild on circle c and claim its cromlet
-    528          trade in one dead card
-    529          trade in two dead cards
+The action layout (N = 530) is in `actions`; the loop over circles that builds the mask is compiled
+(`kernels.fill_mask`).
 """
 
 from __future__ import annotations
@@ -18,31 +13,17 @@ import numpy as np
 from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
-from tabletop.envs.cromlet import saved
-
-PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * B.NUM_CIRCLES for i in range(4))
-TRADE_ONE = 4 * B.NUM_CIRCLES
-TRADE_TWO = TRADE_ONE + 1
-NUM_ACTIONS = TRADE_TWO + 1
+from tabletop.envs.cromlet import kernels, saved
+from tabletop.envs.cromlet.actions import (  # the layout, importable from the rules too
+    NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY, decode_action, is_action,
+)
 
 DEFAULT_CLAIM_LIMITS = {2: 12, 3: 8, 4: 6, 5: 5, 6: 4}
 TEAM_LAYOUTS = {2: (4, 6), 3: (6,)}  # teams -> allowed player counts (seated alternately)
 _ARANGE = np.arange(B.NUM_CIRCLES)
+_CROMLET_OF = B.CIRCLE_CROMLET.tolist()  # the board as Python ints, for a move's one-at-a-time reads
+_VALUE_OF = B.CIRCLE_VALUE.tolist()
 _NONE = B.NUM_CIRCLES  # "no circle" sentinel for per-cromlet minima
-
-
-def is_action(action: Any) -> bool:
-    """An int (numpy ints too, bools not) in [0, NUM_ACTIONS)."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS
-
-
-def decode_action(action: int) -> tuple[str, int]:
-    """('play' | 'play_claim' | 'wild' | 'wild_claim', circle) or ('trade', count)."""
-    if action >= TRADE_ONE:
-        return "trade", action - TRADE_ONE + 1
-    kind = ("play", "play_claim", "wild", "wild_claim")[action // B.NUM_CIRCLES]
-    return kind, action % B.NUM_CIRCLES
-
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=tuple(DEFAULT_CLAIM_LIMITS)),
@@ -88,7 +69,7 @@ class CromletGame:
         return {"num_players": self.num_players, "teams": self.teams, "claim_limit": self.claim_limit, "hand_size": self.hand_size}
 
     def new_initial_state(self, rng: np.random.Generator) -> "CromletState":
-        deck = [min(int(c), B.WILD) for c in rng.permutation(B.NUM_CARDS)]
+        deck = np.minimum(rng.permutation(B.NUM_CARDS), B.WILD).tolist()
         dealer = int(rng.integers(self.num_players))
         return CromletState.deal(self, deck, dealer)
 
@@ -159,7 +140,7 @@ class CromletState:
 
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self._compute_mask()
+            self._mask = self._compute_mask()[0]
         return self._mask
 
     def apply(self, action: int) -> None:
@@ -168,7 +149,7 @@ class CromletState:
         if self._terminal or not self.legal_action_mask()[action]:
             raise IllegalActionError(f"player {self._current}: action {action} is not legal in this state")
         p = self._current
-        kind, arg = decode_action(action)
+        kind, arg = decode_action(int(action))
         if kind == "trade":
             self._trade(p, arg)
         else:
@@ -214,35 +195,20 @@ class CromletState:
         self.is_lowest[lowest[lowest < _NONE]] = True
 
     def dead_cards(self, player: int) -> np.ndarray:
-        """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed)."""
-        return np.flatnonzero((self.hands[player, : B.NUM_CIRCLES] > 0) & ~self.open_circles())
+        """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed),
+        lowest first."""
+        return kernels.dead_cards(self.hands[player], self.open_)
 
     def can_claim(self, player: int) -> bool:
-        team = self.game.team_of[player]
-        return bool(self.team_claims[team] < self.game.claim_limit)
+        return self.team_claims.item(self.game.team_of.item(player)) < self.game.claim_limit
 
-    def _compute_mask(self) -> np.ndarray:
+    def _compute_mask(self) -> tuple[np.ndarray, int]:
+        """The mover's legal actions (rules 4-8 of docs/cromlet.md) and how many there are."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         p = self._current
-        claim_ok = self.can_claim(p)
-        playable = (self.hands[p, : B.NUM_CIRCLES] > 0) & self.open_
-        forced = playable & self.is_lowest
-        any_forced = np.count_nonzero(forced) > 0  # count_nonzero: a quarter of .any()'s cost at this size
-        cards = forced if any_forced else playable
-        # the last open circle of a cromlet forces the claim, unless the player is at the claim limit
-        keep_ok = ~(self.is_lowest & (self.open_count[B.CIRCLE_CROMLET] == 1)) if claim_ok else True
-        mask[PLAY:PLAY_CLAIM] = cards & keep_ok
-        if claim_ok:
-            mask[PLAY_CLAIM:WILD_PLAY] = cards & self.is_lowest
-        if self.hands[p, B.WILD] > 0:
-            mask[WILD_PLAY:WILD_CLAIM] = self.open_ & keep_ok
-            if claim_ok:
-                mask[WILD_CLAIM:TRADE_ONE] = self.is_lowest
-        if not any_forced:
-            dead = self.hand_sizes[p] - self.hands[p, B.WILD] - np.count_nonzero(playable)
-            mask[TRADE_ONE] = dead >= 1 and len(self.deck) >= 1
-            mask[TRADE_TWO] = dead >= 2 and len(self.deck) >= 2
-        return mask
+        legal = kernels.fill_mask(mask, self.hands[p], self.hand_sizes.item(p), self.open_, self.is_lowest,
+                                  self.open_count, self.can_claim(p), len(self.deck))
+        return mask, legal
 
     # --- transitions -------------------------------------------------------------------------------
     def _draw(self, player: int) -> None:
@@ -252,24 +218,24 @@ class CromletState:
         self.changes.append(("hand", player, card))
 
     def _refill(self, player: int) -> None:
-        while self.deck and self.hand_sizes[player] < self.game.hand_size:
+        for _ in range(min(len(self.deck), self.game.hand_size - self.hand_sizes.item(player))):
             self._draw(player)
 
     def _discard(self, p: int, card_type: int) -> None:
+        """From `p`'s hand onto `p`'s face-up discard pile."""
+        self.hands[p, card_type] -= 1
+        self.hand_sizes[p] -= 1
+        self.changes.append(("hand", p, card_type))
         self.discards[p].append(card_type)
         self.discard_counts[p, card_type] += 1
         self.changes.append(("discard", p, card_type))
 
     def _play(self, p: int, circle: int, wild: bool, claim: bool) -> None:
-        card_type = B.WILD if wild else circle
-        self.hands[p, card_type] -= 1
-        self.hand_sizes[p] -= 1
-        self.changes.append(("hand", p, card_type))
-        self._discard(p, card_type)
+        self._discard(p, B.WILD if wild else circle)
         self.cover[circle] = p
         self.wild[circle] = wild
         self.changes.append(("cover", circle))
-        k = B.CIRCLE_CROMLET[circle]
+        k = _CROMLET_OF[circle]
         self.open_[circle] = False
         self.open_count[k] -= 1
         if claim:
@@ -277,7 +243,7 @@ class CromletState:
             self.claimed_by[k] = p
             self.claim_circle[k] = circle
             self.team_claims[team] += 1
-            self.team_scores[team] += B.CIRCLE_VALUE[circle]
+            self.team_scores[team] += _VALUE_OF[circle]
             self.changes.append(("claim", k))
             self._close(k)
         elif self.open_count[k] == 0:
@@ -299,17 +265,14 @@ class CromletState:
 
     def _trade(self, p: int, count: int) -> None:
         """Dead cards are useless whichever they are, so the lowest-numbered ones go first."""
-        for card in self.dead_cards(p)[:count]:
-            self.hands[p, card] -= 1
-            self.hand_sizes[p] -= 1
-            self.changes.append(("hand", p, int(card)))
-            self._discard(p, int(card))
+        for card in self.dead_cards(p)[:count].tolist():
+            self._discard(p, card)
         self._refill(p)
 
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
-        self._mask = self._compute_mask() if not self._terminal else np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if np.count_nonzero(self.closed) == B.NUM_CROMLETS or not np.count_nonzero(self._mask):
+        self._mask, legal = self._compute_mask()
+        if not legal or np.count_nonzero(self.closed) == B.NUM_CROMLETS:
             self._terminal = True
             self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
@@ -383,7 +346,7 @@ class CromletState:
         state._terminal = position.terminal
         if state._terminal:  # the game ends once every cromlet is closed or the player to move cannot play
             state._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            require(state.closed.all() or not state._compute_mask().any(), "terminal",
+            require(state.closed.all() or not state._compute_mask()[1], "terminal",
                     "is true, but a cromlet is open and the player to move can play")
         else:
             check_playable(state)
