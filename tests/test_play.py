@@ -4,7 +4,9 @@ import io
 import re
 
 import numpy as np
+import pytest
 
+from tabletop.agents import RandomAgent
 from tabletop.envs import EnvSpec
 from tabletop.train import cli
 from tabletop.train.serving import play
@@ -42,9 +44,9 @@ def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_d
         assert f"{bad!r} is not a choice" in text
     human_moves = re.findall(r"^you: (.*)$", text, flags=re.M)
     assert human_moves[0] == named  # chosen by its exact name after three bad answers
-    assert text.count("your move (number or name): ") == len(human_moves) + 3
+    menus = text.count("    hand: ") - 2  # the human's own hand over every menu, and both hands at the end
+    assert text.count("your move (number or name): ") == menus + 3 and menus >= len(human_moves)
     assert re.search(r"^ +1\. ", text, flags=re.M) and "deck:" in text  # numbered choices under the ansi table
-    assert text.count("    hand: ") == len(human_moves) + 2  # the human's own hand each turn, both at the end
     final = replay(cromlet, seed, text)
     assert final.is_terminal() and np.array_equal(final.returns(), returns)
 
@@ -95,3 +97,51 @@ def test_command_line_errors(monkeypatch, capsys):
     assert "seat 2 is not at this table; allowed: 0 to 1" in capsys.readouterr().err
     assert cli.main(["play", "cromlet_v0", "--opponent", "nobody"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+def biggest_choice(spec: EnvSpec, games: int, seat_has: str = "") -> list[str]:
+    """The legal action names of the longest list a seat met in seeded random games (whose view shows `seat_has`)."""
+    env, agent, best = spec.make_raw(render_mode="ansi"), RandomAgent(0), []
+    for seed in range(games):
+        env.reset(seed=seed)
+        while not env.game_state.is_terminal():
+            state = env.game_state
+            legal = np.flatnonzero(state.legal_action_mask())
+            if len(legal) > len(best) and seat_has in env.renderer.ansi(state, state.current_player):
+                best = [env.action_to_string(a) for a in legal]
+            env.step(agent.act(None, state.legal_action_mask(), None))
+    return best
+
+
+def walk(names: list[str], members: list[int]) -> list[int]:
+    """Every action reachable from the menu of `members`, asserting each menu on the way is short."""
+    _, options = play.menu(names, members)
+    assert len(options) <= play.MENU_LIMIT
+    return [m for o in options for m in (o.members if len(o.members) == 1 else walk(names, o.members))]
+
+
+@pytest.mark.parametrize("spec, games, seat_has", [(EnvSpec("cromlet_v0"), 5, "wild"), (EnvSpec("kings_cribbage_v0"), 1, "")],
+                         ids=["cromlet wild", "kings cribbage"])
+def test_every_action_of_a_long_list_is_reached_through_short_menus(spec, games, seat_has):
+    names = biggest_choice(spec, games, seat_has)
+    assert len(names) > 4 * play.MENU_LIMIT  # a list that once scrolled the board away
+    assert sorted(walk(names, list(range(len(names))))) == list(range(len(names)))  # each action once
+
+
+def test_a_wild_is_played_in_menus_each_under_the_board(monkeypatch):
+    """Which card, which circle's letter, which space: every menu right under a fresh copy of the board and
+    no wider than the terminal; `back` returns to the menu before, an exact name is taken anywhere."""
+    monkeypatch.setenv("COLUMNS", "80")
+    names = biggest_choice(EnvSpec("cromlet_v0"), 5, "wild")
+    wild = next(i for i, line in enumerate(play.menu(names, list(range(len(names))))[1], 1) if line.label.startswith("play wild … ("))
+    target = next(name for name in names if name.startswith("play wild on Q") and "claim" in name)
+    letters = [o.label[0] for o in play.menu(names, [i for i, n in enumerate(names) if n.startswith("play wild")])[1]]
+    spaces = [n for n in names if n.startswith("play wild on Q")]
+    answers = [str(wild), "back", str(wild), str(letters.index("Q") + 1), str(spaces.index(target) + 1)]
+    out = io.StringIO()
+    assert names[play.choose(names, io.StringIO("\n".join(answers)), out, board="THE BOARD")] == target
+    shown = out.getvalue().split("THE BOARD\n")[1:]
+    assert len(shown) == len(answers)  # a board over every menu
+    assert shown[0] == shown[2] and shown[1].startswith("play wild on …\n")  # back, and the circles by letter
+    assert all(len(line) <= 79 for line in out.getvalue().splitlines())
+    assert names[play.choose(names, io.StringIO(f"{wild}\n{target}\n"), io.StringIO(), board="")] == target
