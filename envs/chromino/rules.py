@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.chromino import saved
+from tabletop.envs.chromino import kernels, saved
 from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PHASES, PLACE, ActionLayout
 from tabletop.envs.chromino.table import Placement, Table, start_placement
@@ -138,17 +138,17 @@ class ChrominoState:
         return self._mask
 
     def apply(self, action: int) -> None:
-        who = "nobody (the game is over)" if self.phase == OVER else f"player {self.current}"
         if not self.game.actions.is_action(action):
-            raise IllegalActionError(f"{action!r} is not an action for {who}; actions are ints in [0, {self.game.num_actions})")
+            raise IllegalActionError(f"{action!r} is not an action for {self._who()}; actions are ints in "
+                                     f"[0, {self.game.num_actions})")
         action = int(action)
         if not self.legal_action_mask()[action]:
-            raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {who}")
+            raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {self._who()}")
         kind, *args = self.game.actions.decode(action)
         if kind == "choose":
             moves = self.legal_moves()
             self.phase, (self.chosen, self.orientation) = PLACE, args
-            self._moves = _read_only(moves[(moves[:, 0] == self.chosen) & (moves[:, 1] == self.orientation)])
+            self._moves = _read_only(kernels.rows_of(moves, self.chosen, self.orientation))
             self._mask = None
         elif kind == "place":
             self._place(Placement(self.chosen, self.orientation, *args))
@@ -260,6 +260,9 @@ class ChrominoState:
         return state
 
     # --- the turn ---------------------------------------------------------------------------------
+    def _who(self) -> str:
+        return "nobody (the game is over)" if self.phase == OVER else f"player {self.current}"
+
     def _lone_chameleon(self) -> bool:
         hand = self.hands[self.current]
         return len(hand) == 1 and bool(T.IS_CHAMELEON[hand[0]])
@@ -278,20 +281,18 @@ class ChrominoState:
 
     def _build_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        a = self.game.actions
         if self.phase == OVER:
             pass
-        elif self.phase == PLACE:
-            m = self.legal_moves()
-            a = self.game.actions
-            mask[a.place_base + m[:, 2] * a.grid_size + m[:, 3]] = 1
-        else:
+        elif self.phase == PLACE:  # lay the chosen tile with its centre on (row, col)
+            kernels.mark(mask, self.legal_moves(), a.place_base, 2, a.grid_size, 3)
+        else:  # choose a (tile, orientation), or draw or pass
             moves = self.legal_moves()
-            if moves.size:
-                mask[NUM_ORIENTATIONS * moves[:, 0] + moves[:, 1]] = 1
+            kernels.mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
             if self.phase == DRAWN:
-                mask[self.game.actions.pass_] = 1
+                mask[a.pass_] = 1
             elif not moves.size:
-                mask[self.game.actions.draw if self.bag else self.game.actions.pass_] = 1
+                mask[a.draw if self.bag else a.pass_] = 1
         return _read_only(mask)
 
     def _place(self, p: Placement) -> None:

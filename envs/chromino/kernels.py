@@ -1,0 +1,157 @@
+"""Chromino's inner loops, compiled with numba: the placement search, the laying of one tile, and the
+masks and move rows the rules derive from a search.
+
+`table.py` and `rules.py` say what the arrays mean and when a placement is legal; these functions are
+their loops over cells and rows, kept here because a step of the game is a few hundred small array
+reads that numpy would turn into dozens of temporary arrays. Compiled on first call and cached on disk
+(`cache=True`), so a warm start compiles nothing.
+
+Open-end bits (an empty cell's `ends`): bit 1, 2, 4, 8 for an end that points up, down, left, right
+into the cell.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tabletop.envs.chromino.tiles import ACCEPT_ALL, EMPTY, WILD
+
+PAD = 2  # blocked border cells around the grid so that every cell a loop reads lies in the arrays
+
+
+@numba.njit(cache=True)
+def _bit(dr, dc):
+    """The open-end bit of an end pointing towards (dr, dc) into its cell."""
+    if dr:
+        return 1 if dr < 0 else 2
+    return 4 if dc < 0 else 8
+
+
+@numba.njit(cache=True)
+def search(accept, contacts, ends, size, box, oriented, junior, oriented_colours):
+    """Every legal placement of the oriented tiles `oriented` around the layout's padded bounding box
+    `box` (r0, r1, c0, c1): int64 rows (tile, orientation, row, col, contacts), horizontal placements
+    before vertical ones, centres in row-major order, then the oriented tiles in the order given."""
+    out = np.empty((64, 5), dtype=np.int64)
+    n = 0
+    r0, r1, c0, c1 = box
+    lo, hi = PAD, PAD + size - 1
+    for vertical in range(2):
+        dr, dc = vertical, 1 - vertical
+        along, back, across = _bit(dr, dc), _bit(-dr, -dc), _bit(dc, dr) | _bit(-dc, -dr)
+        for r in range(max(r0 - 1 - dr, lo), min(r1 + 1 + dr, hi) + 1):  # centres whose tile can touch the box
+            for c in range(max(c0 - 1 - dc, lo), min(c1 + 1 + dc, hi) + 1):
+                a0, a1, a2 = accept[r - dr, c - dc], accept[r, c], accept[r + dr, c + dc]
+                if a0 == 0 or a1 == 0 or a2 == 0:
+                    continue
+                touching = contacts[r - dr, c - dc] + contacts[r, c] + contacts[r + dr, c + dc]
+                in_line = crosswise = False
+                if junior:  # one contact, at an open end: in line at either end, or crosswise at the centre
+                    in_line = ((ends[r - dr, c - dc] & along) | (ends[r + dr, c + dc] & back)) != 0
+                    crosswise = (ends[r, c] & across) != 0
+                    if touching != 1 or not (in_line or crosswise):
+                        continue
+                elif touching < 2:
+                    continue
+                for k in oriented:
+                    colours = oriented_colours[k]
+                    if not ((a0 >> colours[0]) & (a1 >> colours[1]) & (a2 >> colours[2]) & 1):
+                        continue
+                    if junior and not (in_line or (crosswise and colours[1] == WILD)):
+                        continue
+                    if n == out.shape[0]:
+                        out = np.concatenate((out, np.empty_like(out)))  # room for twice as many
+                    out[n, 0], out[n, 1] = k >> 1, 2 * vertical + (k & 1)
+                    out[n, 2], out[n, 3], out[n, 4] = r - PAD, c - PAD, touching
+                    n += 1
+    return out[:n]
+
+
+@numba.njit(cache=True)
+def lay(colour, tile_at, contacts, accept, ends, size, tile, colours, r, c, dr, dc, at_start):
+    """Lay tile `tile` (squares `colours` in reading order, its centre on padded cell (r, c), along
+    (dr, dc); `at_start`: the start placement) into the arrays and bring the empty cells around it up
+    to date. False, with nothing changed, if a square would leave the grid or cover a tile."""
+    for k in range(-1, 2):
+        rk, ck = r + k * dr, c + k * dc
+        if not (PAD <= rk < PAD + size and PAD <= ck < PAD + size) or colour[rk, ck] != EMPTY:
+            return False
+    for k in range(-1, 2):
+        rk, ck = r + k * dr, c + k * dc
+        colour[rk, ck], tile_at[rk, ck] = colours[k + 1], tile
+        contacts[rk, ck] = accept[rk, ck] = ends[rk, ck] = 0  # kept for empty cells only
+    around = np.empty((8, 2), dtype=np.int64)  # three along each long side, then one beyond each end
+    i = 0
+    for k in range(-1, 2):
+        for s in (-1, 1):
+            around[i, 0], around[i, 1] = r + k * dr + s * dc, c + k * dc + s * dr
+            i += 1
+    around[6, 0], around[6, 1], around[7, 0], around[7, 1] = r - 2 * dr, c - 2 * dc, r + 2 * dr, c + 2 * dc
+    for i in range(8):
+        _refresh(colour, contacts, accept, size, around[i, 0], around[i, 1])
+    _open_end(colour, ends, size, r - dr, c - dc, -dr, -dc)
+    _open_end(colour, ends, size, r + dr, c + dc, dr, dc)
+    if colours[1] == WILD and (at_start or colour[r + dc, c + dr] != EMPTY or colour[r - dc, c - dr] != EMPTY):
+        _open_centre(colour, ends, size, r, c, dr, dc)  # it lies crosswise
+    for i in range(8):  # the centre of another chameleon that this tile touches: that one now lies crosswise
+        nr, nc = around[i, 0], around[i, 1]
+        if colour[nr, nc] == WILD:
+            if tile_at[nr, nc + 1] == tile_at[nr, nc]:
+                _open_centre(colour, ends, size, nr, nc, 0, 1)
+            else:
+                _open_centre(colour, ends, size, nr, nc, 1, 0)
+    return True
+
+
+@numba.njit(cache=True)
+def _open_centre(colour, ends, size, r, c, dr, dc):
+    """Both sides of a crosswise chameleon's centre (r, c); the tile lies along (dr, dc)."""
+    _open_end(colour, ends, size, r, c, dc, dr)
+    _open_end(colour, ends, size, r, c, -dc, -dr)
+
+
+@numba.njit(cache=True)
+def _open_end(colour, ends, size, r, c, dr, dc):
+    """The square on (r, c) is open towards (dr, dc) if that neighbour cell is empty and on the grid."""
+    tr, tc = r + dr, c + dc
+    if colour[tr, tc] == EMPTY and PAD <= tr < PAD + size and PAD <= tc < PAD + size:
+        ends[tr, tc] |= _bit(dr, dc)
+
+
+@numba.njit(cache=True)
+def _refresh(colour, contacts, accept, size, r, c):
+    """Contacts and acceptance bits of the empty grid cell (r, c) from its four neighbours: any colour
+    next to nothing, the one colour touched (or a wild centre), only a wild centre between two colours."""
+    if colour[r, c] != EMPTY or not (PAD <= r < PAD + size and PAD <= c < PAD + size):
+        return
+    count = bits = 0  # occupied neighbours; bit k: a neighbour of colour k (wild centres match anything)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        other = colour[r + dr, c + dc]
+        if other != EMPTY:
+            count += 1
+            if other != WILD:
+                bits |= 1 << other
+    contacts[r, c] = count
+    if not bits:
+        accept[r, c] = ACCEPT_ALL
+    elif bits & (bits - 1) == 0:  # one colour
+        accept[r, c] = bits | (1 << WILD)
+    else:
+        accept[r, c] = 1 << WILD
+
+
+@numba.njit(cache=True)
+def mark(mask, moves, base, i, stride, j):
+    """mask[base + stride * moves[:, i] + moves[:, j]] = 1: the actions that `moves` make legal."""
+    for k in range(moves.shape[0]):
+        mask[base + stride * moves[k, i] + moves[k, j]] = 1
+
+
+@numba.njit(cache=True)
+def rows_of(moves, tile, orientation):
+    """The rows of `moves` that lay `tile` in `orientation`, in their order."""
+    keep = np.empty(moves.shape[0], dtype=np.bool_)
+    for k in range(moves.shape[0]):
+        keep[k] = moves[k, 0] == tile and moves[k, 1] == orientation
+    return moves[keep]
