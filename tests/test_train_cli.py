@@ -5,6 +5,7 @@ game's agents in --help; a tournament's row per pair, and its warning when an ag
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import subprocess
@@ -182,3 +183,41 @@ def test_train_given_a_folder_lists_the_configs_in_it(capsys):
     listed = ", ".join(str(p) for p in sorted((REPO / "configs").glob("*.yaml")))
     assert err.startswith(f"tabletop train: error: {REPO / 'configs'} is a folder, not a config: give one of {listed} (more in ")
     assert f"{REPO / 'configs' / 'smoke'}/" in err and err.count("\n") == 1
+
+
+def test_training_names_its_run_folder_first_and_shows_the_final_evaluation(tmp_path, monkeypatch, capsys):
+    """The run folder is printed before the learner starts (so TensorBoard can watch it), and the final
+    evaluation's games have a progress bar per baseline (they once ran for minutes without a word)."""
+    from tabletop.train.selfplay import trainer
+
+    seen_at_start = []
+    make_vec_env = trainer.make_vec_env
+
+    def watched(*args, **kwargs):
+        seen_at_start.append(capsys.readouterr().out)
+        return make_vec_env(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "make_vec_env", watched)
+    run = tmp_path / "run"
+    assert main(["train", str(REPO / "configs" / "smoke" / "cromlet.yaml"), "--out", str(run)]) == 0
+    assert seen_at_start == [f"run folder {run} (tensorboard --logdir {run / 'logs' / 'tb'})\n"]
+    err = capsys.readouterr().err
+    baselines = agent_names("cromlet_v0")
+    for i, opponent in enumerate(baselines, 1):
+        assert f"final evaluation vs {opponent} ({i}/{len(baselines)})" in err
+
+
+def test_the_training_bar_rate_is_steady_over_bursts():
+    """PPO collects in bursts between updates: the bar's rate is the last window's average, not the burst's."""
+    from tabletop.train.selfplay.callbacks import SteadyBar
+
+    clock = [0.0]
+    bar = SteadyBar(total=10**6, window=20, file=io.StringIO(), mininterval=0)
+    bar._time = lambda: clock[0]
+    rates = []
+    for second in range(1, 121):  # three seconds collecting 1,000 steps each, then one second updating
+        clock[0] = float(second)
+        bar.update(1000 if second % 4 else 0)
+        rates.append(bar.format_dict["rate"])
+    bar.close()
+    assert all(abs(rate - 750) < 40 for rate in rates[30:])

@@ -52,23 +52,31 @@ def evaluate(
     seed: int,
     learner_seats: str = "one",
     opponents: list[str] | None = None,
+    progress: str | None = None,
 ) -> list[Matchup]:
     """Play `games` games against each baseline (`random` and every heuristic of the game, by default)
-    on seeds `seed`, `seed + 1`, ..."""
+    on seeds `seed`, `seed + 1`, ...; with `progress` (a name for them, e.g. "final evaluation"), a
+    progress bar for each baseline's games."""
     opponents = opponents or agent_names(env.env_id)
     rows = []
+    rounds = len(opponents) + (learner_seats == "all")
+
+    def bar(i: int, what: str) -> dict:
+        """run_tournament's progress arguments for round i: "final evaluation vs greedy (2/4)"."""
+        return {"progress": progress is not None, "label": f"{progress} {what} ({i}/{rounds})"}
+
     if learner_seats == "all":
-        for spec in [LEARNER, *opponents]:
-            result = run_tournament(env, [spec], games, seed=seed, agents={LEARNER: agent})
+        for i, spec in enumerate([LEARNER, *opponents], 1):
+            result = run_tournament(env, [spec], games, seed=seed, agents={LEARNER: agent}, **bar(i, f"team of {spec}"))
             team = [g["returns"][0] for g in result.per_game]  # one shared result per game, not per seat
             wins, draws = sum(r > 0 for r in team), sum(r == 0 for r in team)
             score = sum(g["scores"][0] for g in result.per_game) / games
             rows.append(Matchup(spec, games, wins, draws, games - wins - draws, score, float("nan")))
         return rows
     others = env.new_game().num_players - 1
-    for opponent in opponents:
+    for i, opponent in enumerate(opponents, 1):
         specs = [LEARNER] + [opponent] * others  # seats rotate every game, so the learner sits everywhere
-        result = run_tournament(env, specs, games, seed=seed, agents={LEARNER: agent})
+        result = run_tournament(env, specs, games, seed=seed, agents={LEARNER: agent}, **bar(i, f"vs {opponent}"))
         me, them = result.records[LEARNER], result.records[opponent]
         rows.append(Matchup(opponent, me.seats_played, me.wins, me.draws, me.losses, me.mean_score, them.win_rate))
     return rows

@@ -170,7 +170,7 @@ class Run:
             self.vec_env.env_method("add_snapshot", name, weights)
 
     # --- evaluation and checkpoints --------------------------------------------------------------
-    def evaluate(self, model: MaskablePPO, step: int, games: int) -> list[Matchup]:
+    def evaluate(self, model: MaskablePPO, step: int, games: int, progress: str | None = None) -> list[Matchup]:
         agent = PolicyAgent(model.policy, name="learner")
         rows = evaluate(
             agent,
@@ -178,6 +178,7 @@ class Run:
             games,
             seed=self.config.seed + EVAL_SEED_OFFSET,
             learner_seats=self.config.learner_seats,
+            progress=progress,
         )
         self.eval_log.append(step, rows)
         return rows
@@ -222,6 +223,8 @@ def train(
         if (run_dir / "checkpoints").is_dir():
             raise ValueError(f"{run_dir} already holds a run; pass --resume {run_dir} to continue it, or another --out")
     run_dir.mkdir(parents=True, exist_ok=True)
+    if progress:  # now, so TensorBoard can watch the run while it trains
+        print(f"run folder {run_dir} (tensorboard --logdir {run_dir / 'logs' / 'tb'})", flush=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump({**config.to_dict(), "total_steps": total}, sort_keys=False))
 
     torch.set_num_threads(config.torch_threads)
@@ -264,7 +267,7 @@ def train(
         final_dir = run_dir / "final"
         final_dir.mkdir(exist_ok=True)
         save_model(model, final_dir / MODEL_FILE)
-        final = run.evaluate(model, model.num_timesteps, config.evaluation.final_games)
+        final = run.evaluate(model, model.num_timesteps, config.evaluation.final_games, "final evaluation" if progress else None)
         (final_dir / "eval.json").write_text(
             json.dumps(
                 {
