@@ -1,7 +1,7 @@
 """Drive an exported Cromlet policy with onnxruntime and numpy only (docs/export.md).
 
-    tabletop export runs/cromlet --out exports/cromlet
-    python examples/onnx_cromlet.py exports/cromlet
+    tabletop export runs/cromlet --out exported/cromlet
+    python examples/onnx_cromlet.py exported/cromlet
 """
 
 import json
@@ -12,7 +12,7 @@ import onnxruntime as ort
 
 from tabletop import envs
 
-folder = sys.argv[1] if len(sys.argv) > 1 else "exports/cromlet"
+folder = sys.argv[1] if len(sys.argv) > 1 else "exported/cromlet"
 meta = json.load(open(f"{folder}/metadata.json"))
 session = ort.InferenceSession(f"{folder}/model.onnx", providers=["CPUExecutionProvider"])
 
