@@ -4,7 +4,8 @@ and the web server for play in the browser.
 Each subcommand parses its arguments, builds the game as an `EnvSpec` and calls one room of
 `tabletop.train`; the rooms are imported only when their subcommand runs, so the command starts without
 torch or onnxruntime. Every bad argument (an unknown agent, a game option out of range, a config typo)
-ends as one line on stderr and exit status 2, never a traceback.
+ends as one line on stderr and exit status 2, never a traceback; so does a missing extra, the line naming
+the pip command that installs it (`tabletop.agents.extras`).
 """
 
 from __future__ import annotations
