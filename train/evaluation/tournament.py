@@ -11,7 +11,7 @@ import numpy as np
 from tabletop.agents import Agent, make_agent
 from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
-from tabletop.envs.core import TabletopEnv
+from tabletop.envs.core import Game, TabletopEnv
 
 
 def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -136,7 +136,7 @@ def seat_assignment(specs: list[str], num_players: int, game_index: int) -> list
     return [specs[(seat + game_index) % len(specs)] for seat in range(num_players)]
 
 
-def self_play_warning(specs: list[str], game) -> str | None:
+def self_play_warning(specs: list[str], game: Game) -> str | None:
     """One line when a game of a competitive `game` seats an agent more than once, so it plays against
     itself: its agent row then counts every seat it held, wins over itself included (pair rows count only
     different agents). A warning, not an error: repeating an agent is how a table of four pits one policy
