@@ -3,15 +3,23 @@
 Every seat played from a page gets its own link, `/t/<token>`, with a token of 128 random bits: the
 token is the seat's key, the only thing that says which seat a page is, so a page can never name another
 seat, and a link cannot be guessed from another one. A table of agents only gets one more link, the
-spectator's, which shows everything. The server holds at most `max_tables` tables; the oldest idle ones
-make room for new ones.
+spectator's, which shows everything.
+
+What one client may cost the server is bounded: at most `max_tables` tables in all and
+`tables_per_client` from one address at once (finished tables make room), each built from arguments
+within their web bounds (`bounds`); a table ends once nothing has happened at it (no move, no page
+opened or closed) for `idle_seconds` while nobody has it open, or for `abandon_seconds` while someone does.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +36,7 @@ from tabletop.agents.registry import (
 )
 from tabletop.envs import ENV_IDS, EnvSpec, definition
 from tabletop.envs.core import InvalidStateError, ParameterError
+from tabletop.train.web.bounds import web_allowed, web_bound_problem
 from tabletop.train.web.table import HUMAN, PAGE, Seat, Table
 
 YOU = "you"
@@ -37,10 +46,17 @@ PERSON = "person"
 REQUEST_KEYS = ("game", "args", "seats", "seed", "position", "pace_ms")
 MAX_PACE_MS = 10_000
 TOKEN_BYTES = 16
+LOCAL = "local"
+"""The client of a table made in this process (tests, tools) rather than over the web."""
 
 
 class RequestError(ValueError):
-    """A request for a table that cannot be met; the message names the field and what is allowed."""
+    """A request for a table that cannot be met; the message names the field and what is allowed. `status`:
+    the HTTP answer (400 a bad request, 429 the client's share of tables taken, 503 the server full)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -50,7 +66,22 @@ class Entry:
     table: Table
     links: dict[str, int | None]
     host: str  # the token of whoever asked for the table
+    client: str = LOCAL  # the address it was asked from (see server.client_of)
     invites: list[dict[str, Any]] = field(default_factory=list)
+    pages: int = 0  # pages of the table open now
+    seen: float = field(default_factory=time.monotonic)  # when a page last opened or closed
+
+    def page_opened(self) -> None:
+        self.pages += 1
+        self.seen = time.monotonic()
+
+    def page_closed(self) -> None:
+        self.pages -= 1
+        self.seen = time.monotonic()
+
+    def quiet_for(self, now: float) -> float:
+        """Seconds since the last move, or the last page opened or closed."""
+        return now - max(self.table.last_active, self.seen)
 
 
 class Lobby:
@@ -59,14 +90,18 @@ class Lobby:
     else on the server's disk can be named by a page."""
 
     def __init__(self, policies: tuple[str, ...] = (), runtime: bool = False, max_tables: int = 200,
-                 idle_seconds: float = 3600.0):
+                 tables_per_client: int | None = None, idle_seconds: float = 600.0, abandon_seconds: float = 3600.0):
         self.policies = tuple(policies)
         self.runtime = runtime  # onnxruntime-web is installed: policies may run in pages
         self.max_tables = max_tables
+        self.tables_per_client = tables_per_client  # None: no share per client (tests, tools); serve sets one
         self.idle_seconds = idle_seconds
+        self.abandon_seconds = abandon_seconds
         self.entries: dict[str, Entry] = {}  # host token -> entry
         self.links: dict[str, tuple[Entry, int | None]] = {}
+        self._building: Counter[str] = Counter()  # client -> tables being built for it now
         self._shared_agents: dict[tuple[str, str], Any] = {}
+        self._agents_lock = threading.Lock()  # tables are built in worker threads
 
     # --- what a page may ask for -------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
@@ -75,7 +110,8 @@ class Lobby:
         for env_id in ENV_IDS:
             d = definition(env_id)
             params = [
-                {"name": p.name, "default": plain_default(p.default), "allowed": p.describe_allowed(), "doc": p.doc,
+                {"name": p.name, "default": plain_default(p.default), "doc": p.doc,
+                 "allowed": web_allowed(env_id, p.name) or p.describe_allowed(),
                  "choices": None if p.choices is None else [plain_default(c) for c in p.choices]}
                 for p in d.game.parameters
             ]
@@ -94,9 +130,42 @@ class Lobby:
         return [YOU, PERSON, *served, *in_page]
 
     # --- making tables ---------------------------------------------------------------------------
-    def create(self, request: Any) -> Entry:
-        """A new table from a request (the JSON the form posts), or a `RequestError` naming what is wrong."""
+    def create(self, request: Any, client: str = LOCAL) -> Entry:
+        """A new table from a request (the JSON the form posts), or a `RequestError` naming what is wrong.
+        The server does the same in three steps, building off its event loop (see `Server.new_table`)."""
+        with self.place(client):
+            return self.register(*self.build(request), client)
+
+    @contextmanager
+    def place(self, client: str) -> Iterator[None]:
+        """Room for one more table of `client` while it is built, or a `RequestError` (429, 503): checked before
+        anything is built, and held, so requests being built at once cannot pass the limits together."""
+        self.evict()
+        share = self.tables_per_client
+        if share is not None and self._held(client) >= share:
+            self._drop_finished([h for h, e in self.entries.items() if e.client == client], 1)
+            if self._held(client) >= share:
+                raise RequestError(f"you hold {share} tables in play on this server, as many as "
+                                   f"one player may: finish one, or leave it (a table nobody has open ends after "
+                                   f"{self.idle_seconds / 60:g} minutes)", 429)
+        if len(self.entries) + sum(self._building.values()) >= self.max_tables:
+            raise RequestError(f"this server holds {self.max_tables} tables in play: try again once one has ended", 503)
+        self._building[client] += 1
+        try:
+            yield
+        finally:
+            self._building[client] -= 1
+
+    def _held(self, client: str) -> int:
+        return sum(e.client == client for e in self.entries.values()) + self._building[client]
+
+    def build(self, request: Any) -> tuple[Table, list[str]]:
+        """The table a request asks for and its seats' choices; slow for a large game, so the server runs
+        it in a worker thread (it touches nothing shared but the cache of exported policies)."""
         game, args, seats, seed, position, pace = _read_request(request)
+        problem = web_bound_problem(game, args)
+        if problem:
+            raise RequestError(problem)
         try:
             spec = EnvSpec(game, args)
             rules = spec.new_game()
@@ -119,8 +188,7 @@ class Lobby:
         else:
             state = _load_position(rules, position, rng)
         players = [self._seat(spec, i, choice, seed) for i, choice in enumerate(seats)]
-        table = Table(spec, players, state, watch=YOU not in seats, pace_ms=pace)
-        return self._register(table, seats)
+        return Table(spec, players, state, watch=YOU not in seats, pace_ms=pace), seats
 
     def _seat(self, spec: EnvSpec, index: int, choice: str, seed: int | None) -> Seat:
         if choice in (YOU, PERSON):
@@ -138,14 +206,13 @@ class Lobby:
         if choice != PRETRAINED and not choice.startswith("onnx:"):
             return make_agent(spec, choice, seed=seed)
         key = (str(spec), choice)
-        if key not in self._shared_agents:
-            self._shared_agents[key] = make_agent(spec, choice)
-        return self._shared_agents[key]
+        with self._agents_lock:
+            if key not in self._shared_agents:
+                self._shared_agents[key] = make_agent(spec, choice)
+            return self._shared_agents[key]
 
-    def _register(self, table: Table, seats: list[str]) -> Entry:
-        self.evict()
-        if len(self.entries) >= self.max_tables:
-            raise RequestError(f"this server holds {self.max_tables} tables in play: try again once one has ended")
+    def register(self, table: Table, seats: list[str], client: str = LOCAL) -> Entry:
+        """Give a built table its links (within a `place` held for `client`)."""
         links: dict[str, int | None] = {}
         for i, choice in enumerate(seats):
             if choice != YOU and table.seats[i].kind == "agent":
@@ -154,7 +221,7 @@ class Lobby:
         if table.watch:
             links[new_token()] = None
         host = next(t for t, v in links.items() if v == (seats.index(YOU) if YOU in seats else None))
-        entry = Entry(table, links, host)
+        entry = Entry(table, links, host, client)
         entry.invites = [{"seat": v, "plays": table.seats[v].label(), "link": f"/t/{t}"}
                          for t, v in links.items() if t != host and v is not None]
         self.entries[host] = entry
@@ -167,15 +234,21 @@ class Lobby:
         return self.links.get(token)
 
     def evict(self, now: float | None = None) -> None:
-        """Drop tables idle longer than `idle_seconds`; at the limit, finished tables go first, oldest first."""
+        """Drop tables quiet for `idle_seconds` with no page open, or `abandon_seconds` with one; at the limit,
+        finished tables go first, oldest first."""
         now = time.monotonic() if now is None else now
         for host, entry in list(self.entries.items()):
-            if now - entry.table.last_active > self.idle_seconds:
+            if entry.quiet_for(now) > (self.abandon_seconds if entry.pages else self.idle_seconds):
                 self.drop(host)
         if len(self.entries) >= self.max_tables:
-            done = sorted((e.table.last_active, h) for h, e in self.entries.items() if e.table.over or e.table.failure)
-            for _, host in done[: len(self.entries) - self.max_tables + 1]:
-                self.drop(host)
+            self._drop_finished(list(self.entries), len(self.entries) - self.max_tables + 1)
+
+    def _drop_finished(self, hosts: list[str], count: int) -> None:
+        """Drop up to `count` of these tables whose game has ended, the longest finished first."""
+        done = sorted((self.entries[h].table.last_active, h) for h in hosts
+                      if self.entries[h].table.over or self.entries[h].table.failure)
+        for _, host in done[:count]:
+            self.drop(host)
 
     def drop(self, host: str) -> None:
         entry = self.entries.pop(host)
