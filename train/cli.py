@@ -233,7 +233,9 @@ def _serve(args: argparse.Namespace) -> int:
     from tabletop.train.web.server import serve
 
     try:
-        serve(args.host, args.port, tuple(args.policy), max_tables=args.max_tables, open_browser=args.open)
+        serve(args.host, args.port, tuple(args.policy), max_tables=args.max_tables,
+              tables_per_client=args.tables_per_client, idle_minutes=args.idle_minutes,
+              max_connections=args.max_connections, request_timeout=args.request_timeout, open_browser=args.open)
     except OSError as err:  # the port is taken, or the address is not this machine's
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     except KeyboardInterrupt:
@@ -403,6 +405,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also offer this policy (onnx:DIR or ppo:PATH) as a player; repeat for more")
     w.add_argument("--max-tables", type=positive_int, default=200,
                    help="tables held at once (default 200); finished and idle ones make room for new ones")
+    w.add_argument("--tables-per-client", type=positive_int, default=5, metavar="N",
+                   help="tables one client address (an IPv6 one by its /64) may hold in play at once (default 5)")
+    w.add_argument("--idle-minutes", type=positive_int, default=10, metavar="M",
+                   help="a table nobody has open ends after M quiet minutes (default 10; with a page open: 60)")
+    w.add_argument("--max-connections", type=positive_int, default=None, metavar="N",
+                   help="open connections at most (default 1000, or what the open-file limit allows: 3 files each, "
+                   "64 for the server); past it, the client that has waited longest for its headers makes room")
+    w.add_argument("--request-timeout", type=positive_int, default=10, metavar="S",
+                   help="seconds a client has to send a request's headers, and again its body (default 10)")
     w.add_argument("--open", action="store_true", help="open the page in the default browser")
     w.set_defaults(func=_serve)
     return parser

@@ -131,11 +131,11 @@ async def wave(base: str, games: int, game_id: str, opponent: str, seed: int, de
         raise LoadError(f"a game of this wave did not end within {deadline:.0f} s") from None
 
 
-def start_server(max_tables: int) -> tuple[subprocess.Popen, str]:
-    """`tabletop serve` on a free loopback port, in its own process; returns it and its address."""
+def start_server(*flags: str, **popen: Any) -> tuple[subprocess.Popen, str]:
+    """`tabletop serve FLAGS` on a free loopback port, in its own process; returns it and its address."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "tabletop.train.cli", "serve", "--host", LOOPBACK, "--port", "0", "--max-tables", str(max_tables)],
-        stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "tabletop.train.cli", "serve", "--host", LOOPBACK, "--port", "0", *flags],
+        stdout=subprocess.PIPE, text=True, **popen,
     )
     line = server.stdout.readline()
     match = re.search(r"http://[\d.]+:\d+/", line)
@@ -154,7 +154,7 @@ def resident_kib(pid: int) -> int:
 def run(games: int = 50, waves: int = 2, game_id: str = "cromlet_v0", opponent: str = "greedy", seed: int = 0,
         deadline: float = 240.0) -> list[Wave]:
     """Start a server, play `waves` waves of `games` concurrent games, stop the server."""
-    server, base = start_server(max_tables=games)
+    server, base = start_server("--max-tables", str(games), "--tables-per-client", str(games))
     try:
         done = []
         for w in range(waves):

@@ -11,14 +11,20 @@ Routes:
     WS   /ws/<token>             frames out; moves, reviews and pace in
 
 A page learns its seat from its link alone: the websocket is bound to the token's viewer when it opens,
-and no message may name a seat. Agents on the server move in the table's own task once a page of the
-table is open, paced so a person can follow; their choices run in a worker thread, so a slow policy never
-holds up the other tables.
+and no message may name a seat; only the link of the table's creator sets its pace. Agents on the server
+move in the table's own task once a page of the table is open, paced so a person can follow; their
+choices run in a worker thread, so a slow policy never holds up the other tables, and so does the
+building of a new table, once the lobby has room for it.
+
+Nothing a client sends ends in a traceback: a body too large is refused by its length, or as soon as it
+passes the limit; a binary frame is answered and the socket closed with 1003; a page that leaves in the
+middle of anything just loses its socket. The connection limits are in `connections`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import socket
 import sys
@@ -31,15 +37,25 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected
 
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.train.serving.wire import LineError, parse
-from tabletop.train.web.lobby import Entry, Lobby, RequestError
+from tabletop.train.web.connections import (
+    DEFAULT_MAX_CONNECTIONS,
+    Guard,
+    connection_budget,
+    guarded,
+    listener,
+    open_file_limit,
+    quiet_out_of_files,
+)
+from tabletop.train.web.lobby import LOCAL, Entry, Lobby, RequestError
 from tabletop.train.web.table import MAX_CHAIN, MoveRefused, Table
 
 HERE = Path(__file__).resolve().parent
@@ -48,8 +64,16 @@ RUNTIME = HERE / "node_modules" / "onnxruntime-web" / "dist"
 RUNTIME_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
 """The only files of onnxruntime-web a page loads: the WebAssembly build, single-threaded."""
 MAX_MESSAGE_BYTES = 4096
-MAX_REQUEST_BYTES = 4 << 20  # a saved Chromino position on the largest grid stays far below
+MAX_REQUEST_BYTES = 4 << 20  # a saved Chromino position on the largest web grid stays far below
+MAX_HEAD_BYTES = 16 << 10
+"""A request's line and headers (h11's default, named): longer is answered 400."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a client has to send a request's headers, and again its body."""
+KEEP_ALIVE = 5
+"""Seconds an idle connection is kept for the client's next request (uvicorn's default, named)."""
 SEND_TIMEOUT = 10.0
+GONE = (WebSocketDisconnect, WebSocketDisconnected, OSError, asyncio.TimeoutError)
+"""What sending to a page raises once it has left, or stopped reading for SEND_TIMEOUT."""
 HEADERS = {
     # scripts and models come from this server only; WebAssembly compiles need 'wasm-unsafe-eval'
     "Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
@@ -64,16 +88,31 @@ def runtime_installed(folder: Path = RUNTIME) -> bool:
     return all((folder / name).is_file() for name in RUNTIME_FILES)
 
 
+class PageGone(Exception):
+    """A page's socket closed, or stopped reading: the page loses its socket, never the table."""
+
+
 @dataclass(eq=False)
 class Connection:
-    """One open page: its websocket, its viewer, and how much of the viewer's transcript it has."""
+    """One open page: its websocket, its viewer, whether it holds the creator's link, and how much of the
+    viewer's transcript it has."""
 
     socket: WebSocket
     viewer: int | None
+    host: bool = False
     cursor: int = 0
 
     async def send(self, message: dict[str, Any]) -> None:
-        await asyncio.wait_for(self.socket.send_text(json.dumps(message, allow_nan=False)), SEND_TIMEOUT)
+        try:
+            await asyncio.wait_for(self.socket.send_text(json.dumps(message, allow_nan=False)), SEND_TIMEOUT)
+        except GONE as err:
+            raise PageGone() from err
+
+    async def close(self, code: int, reason: str) -> None:
+        try:
+            await self.socket.close(code=code, reason=reason)
+        except GONE:
+            pass
 
 
 @dataclass(eq=False)
@@ -96,7 +135,7 @@ class Room:
             conn.cursor += len(frame["log"])
             try:
                 await conn.send(frame)
-            except Exception:  # noqa: BLE001 - a page gone or stuck loses its socket, never the table
+            except PageGone:
                 self.connections.discard(conn)
 
     def wake(self) -> None:
@@ -133,9 +172,10 @@ class Room:
 class Server:
     """The application: a lobby of tables and a room for each table with open pages."""
 
-    def __init__(self, lobby: Lobby, runtime: Path = RUNTIME):
+    def __init__(self, lobby: Lobby, runtime: Path = RUNTIME, request_timeout: float = REQUEST_TIMEOUT):
         self.lobby = lobby
         self.runtime = runtime
+        self.request_timeout = request_timeout
         self.rooms: dict[str, Room] = {}  # host token -> room
         self.app = Starlette(routes=[
             Route("/", self.index),
@@ -155,14 +195,13 @@ class Server:
             self.rooms[entry.host] = Room(entry)
         return self.rooms[entry.host]
 
-    def _forget_dropped(self) -> None:
+    async def _forget_dropped(self) -> None:
         """Rooms of tables the lobby dropped: their agents stop, their pages are told."""
         for host in [h for h in self.rooms if h not in self.lobby.entries]:
             room = self.rooms.pop(host)
             if room.task is not None:
                 room.task.cancel()
-            for conn in room.connections:
-                asyncio.create_task(conn.socket.close(code=4410, reason="this table has ended"))
+            await asyncio.gather(*(conn.close(4410, "this table has ended") for conn in room.connections))
 
     # --- pages and API -----------------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
@@ -177,14 +216,21 @@ class Server:
         return JSONResponse({"games": self.lobby.games(), "runtime": self.lobby.runtime})
 
     async def new_table(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_REQUEST_BYTES:
-            return _error(f"a table request is at most {MAX_REQUEST_BYTES} bytes", 413)
+        """The body is read within its limits; then the lobby makes room (the table limit, the client's share)
+        before the table is built, in a worker thread: a large game never stalls the other tables."""
+        client = client_of(request)
         try:
-            entry = self.lobby.create(parse(body))
-        except (LineError, RequestError) as err:
+            body = await read_body(request, MAX_REQUEST_BYTES, self.request_timeout)
+            with self.lobby.place(client):
+                table, seats = await run_in_threadpool(lambda: self.lobby.build(parse(body)))
+                entry = self.lobby.register(table, seats, client)
+        except BodyRefused as err:  # the rest of the body is read and dropped, within the header deadline
+            return _error(str(err), err.status)
+        except LineError as err:
             return _error(str(err), 400)
-        self._forget_dropped()
+        except RequestError as err:
+            return _error(str(err), err.status)
+        await self._forget_dropped()
         self.room(entry)
         return JSONResponse({"link": f"/t/{entry.host}", "invites": entry.invites})
 
@@ -230,7 +276,7 @@ class Server:
         entry, viewer = found
         room = self.room(entry)
         await websocket.accept()
-        conn = Connection(websocket, viewer)
+        conn = Connection(websocket, viewer, host=websocket.path_params["token"] == entry.host)
         table = room.table
         hello = {
             "type": "hello",
@@ -241,23 +287,33 @@ class Server:
             "players": table.describe_seats(),
             "static": table.static,
             "policy": viewer is not None and table.seats[viewer].kind == "page",
-            "invites": entry.invites if websocket.path_params["token"] == entry.host else [],
+            "host": conn.host,
+            "invites": entry.invites if conn.host else [],
         }
-        async with room.lock:
-            await conn.send(hello)
-            frame = table.frame(viewer)
-            conn.cursor = len(frame["log"])
-            await conn.send(frame)
-            room.connections.add(conn)
-        room.wake()  # agents start once a page of the table is open, so nobody misses the first moves
+        entry.page_opened()
         try:
+            async with room.lock:
+                await conn.send(hello)
+                frame = table.frame(viewer)
+                conn.cursor = len(frame["log"])
+                await conn.send(frame)
+                room.connections.add(conn)
+            room.wake()  # agents start once a page of the table is open, so nobody misses the first moves
             while True:
-                text = await websocket.receive_text()
-                await self.handle(room, conn, text)
-        except WebSocketDisconnect:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if message.get("text") is None:
+                    await conn.send({"type": "error", "message": "this server reads text frames only, each a JSON "
+                                     "message; a binary frame closes the socket"})
+                    await conn.close(1003, "binary frames are not read here")
+                    return
+                await self.handle(room, conn, message["text"])
+        except PageGone:
             pass
         finally:
             room.connections.discard(conn)
+            entry.page_closed()
 
     async def handle(self, room: Room, conn: Connection, text: str) -> None:
         """One message from a page; any problem is answered with an error that names it."""
@@ -275,8 +331,8 @@ class Server:
             elif kind == "review":
                 await conn.send(table.review(conn.viewer, message["step"]))
             elif kind == "pace":
-                if conn.viewer is not None and table.seats[conn.viewer].kind == "page":
-                    raise MoveRefused("a policy's page does not set the pace")
+                if not conn.host:
+                    raise MoveRefused("only the table's creator sets its pace")
                 table.pace_ms = message["ms"]
                 async with room.lock:
                     await room.broadcast()
@@ -344,6 +400,50 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class BodyRefused(Exception):
+    """A request body too large or too slow, or cut off; `status` is the answer."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The body of `request`, never more than `limit` bytes of it held: refused by its declared length
+    before a byte is read, as soon as a chunked one passes `limit`, or unless it arrives within `timeout`."""
+    declared = request.headers.get("content-length")
+    if declared is not None and int(declared) > limit:
+        raise BodyRefused(f"a table request is at most {limit} bytes; this one declares {declared}", 413)
+
+    async def collect() -> bytes:
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise BodyRefused(f"a table request is at most {limit} bytes", 413)
+        return bytes(body)
+
+    try:
+        return await asyncio.wait_for(collect(), timeout)
+    except asyncio.TimeoutError:
+        raise BodyRefused(f"a table request's body must arrive within {timeout:g} s", 408) from None
+    except ClientDisconnect:
+        raise BodyRefused("the client left before its request's body arrived", 400) from None
+
+
+def client_of(request: Request) -> str:
+    """Whose share of tables a request counts against: its address, an IPv6 one by its /64 network (the
+    addresses one household or one machine is given)."""
+    host = request.client.host if request.client else LOCAL
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and address.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(getattr(address, "ipv4_mapped", None) or address)
+
+
 class _Headers:
     """Adds the security headers to every HTTP answer."""
 
@@ -374,30 +474,29 @@ def check_policies(policies: tuple[str, ...]) -> tuple[str, ...]:
     return policies
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket (port 0: any free port), bound before the server starts so its address is known."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)  # connections queue from now on, even before the server accepts them
-    return sock
-
-
-def uvicorn_server(app, log_level: str = "warning"):
+def uvicorn_server(app, guard: Guard, log_level: str = "warning"):
     import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    config = uvicorn.Config(app, ws="websockets-sansio", ws_max_size=MAX_MESSAGE_BYTES * 4, log_level=log_level,
-                            lifespan="off")
+    config = uvicorn.Config(app, http=guarded(H11Protocol, guard), ws="websockets-sansio",
+                            ws_max_size=MAX_MESSAGE_BYTES * 4, h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+                            timeout_keep_alive=KEEP_ALIVE, log_level=log_level, lifespan="off")
     return uvicorn.Server(config)
 
 
+async def _serve(runner, sock: socket.socket) -> None:
+    """uvicorn on the standard asyncio loop (the listener's accept must be the one called), quiet when out of files."""
+    asyncio.get_running_loop().set_exception_handler(quiet_out_of_files)
+    await runner.serve(sockets=[sock])
+
+
 @contextmanager
-def running(server: Server, host: str = "127.0.0.1") -> Iterator[str]:
+def running(server: Server, host: str = "127.0.0.1", max_connections: int = 200,
+            header_timeout: float = REQUEST_TIMEOUT) -> Iterator[str]:
     """`server` on a free port of `host`, in a background thread (tests, tools); yields its base URL."""
-    sock = bind(host, 0)
-    runner = uvicorn_server(server.app)
-    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
+    sock = listener(host, 0, Guard(max_connections, header_timeout))
+    runner = uvicorn_server(server.app, sock.guard)
+    thread = threading.Thread(target=asyncio.run, args=(_serve(runner, sock),), daemon=True)
     thread.start()
     try:
         while not runner.started:
@@ -412,18 +511,26 @@ def running(server: Server, host: str = "127.0.0.1") -> Iterator[str]:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, policies: tuple[str, ...] = (), max_tables: int = 200,
-          open_browser: bool = False) -> None:
-    """Run the server until interrupted; prints its address first."""
-    lobby = Lobby(check_policies(policies), runtime=runtime_installed(), max_tables=max_tables)
-    server = Server(lobby)
-    sock = bind(host, port)
+          tables_per_client: int = 5, idle_minutes: float = 10.0, max_connections: int | None = None,
+          request_timeout: float = REQUEST_TIMEOUT, open_browser: bool = False) -> None:
+    """Run the server until interrupted; prints its address first. A limit that cannot hold (more connections
+    than the open-file limit allows) is a ValueError before anything starts."""
+    files = open_file_limit()
+    guard = Guard(connection_budget(max_connections, files), request_timeout)
+    lobby = Lobby(check_policies(policies), runtime=runtime_installed(), max_tables=max_tables,
+                  tables_per_client=tables_per_client, idle_seconds=idle_minutes * 60)
+    server = Server(lobby, request_timeout=request_timeout)
+    sock = listener(host, port, guard)
     address = sock.getsockname()
     url = f"http://{'[' + address[0] + ']' if ':' in address[0] else address[0]}:{address[1]}/"
     print(f"tabletop serve: open {url}", flush=True)
     if not lobby.runtime:
         print("  (policies in the page need onnxruntime-web: npm ci --prefix " f"{HERE}" ")", file=sys.stderr, flush=True)
+    if guard.max_connections < DEFAULT_MAX_CONNECTIONS:
+        print(f"  (at most {guard.max_connections} connections at once: this process may open {files} files)",
+              file=sys.stderr, flush=True)
     if open_browser:
         import webbrowser
 
         webbrowser.open(url)
-    uvicorn_server(server.app).run(sockets=[sock])
+    asyncio.run(_serve(uvicorn_server(server.app, guard), sock))

@@ -236,6 +236,8 @@ async function onHello(hello) {
   document.body.dataset.viewer = hello.viewer === null ? "spectator" : hello.viewer;
   document.body.dataset.game = hello.game;
   $("pause").hidden = $("advance").hidden = hello.viewer !== null;
+  $("pace").disabled = !hello.host;  // the table's pace is its creator's to set
+  if (!hello.host) $("pace").title = "the pause before each agent move: set by whoever started the table";
   if (hello.invites.length) {
     $("invites-box").hidden = false;
     for (const invite of hello.invites) {
