@@ -104,6 +104,7 @@ class CromletState:
         self.open_count = np.array([len(v) for v in B.VALUES_BY_CROMLET], dtype=np.int64)
         self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)  # the lowest open circle of its cromlet
         self.is_lowest[B.CROMLET_START] = True
+        self.num_closed = 0  # cromlets closed (the game ends when all are)
         # what each move changed, in order: ("hand" | "discard", seat, card type), ("cover", circle),
         # ("claim" | "close", cromlet); views kept up to date move by move (the observer's) read it
         self.changes: list[tuple] = []
@@ -193,6 +194,7 @@ class CromletState:
         lowest = np.minimum.reduceat(np.where(self.open_, _ARANGE, _NONE), B.CROMLET_START)
         self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)
         self.is_lowest[lowest[lowest < _NONE]] = True
+        self.num_closed = int(np.count_nonzero(self.closed))
 
     def dead_cards(self, player: int) -> np.ndarray:
         """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed),
@@ -258,6 +260,7 @@ class CromletState:
 
     def _close(self, k: int) -> None:
         self.closed[k] = True
+        self.num_closed += 1
         self.open_[B.CROMLET_SLICES[k]] = False
         self.is_lowest[B.CROMLET_SLICES[k]] = False
         self.open_count[k] = 0
@@ -272,7 +275,7 @@ class CromletState:
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
         self._mask, legal = self._compute_mask()
-        if not legal or np.count_nonzero(self.closed) == B.NUM_CROMLETS:
+        if not legal or self.num_closed == B.NUM_CROMLETS:
             self._terminal = True
             self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
