@@ -27,6 +27,9 @@ RANK_WEIGHT = (0, 0, 1, 6, 31, 108, 366, 926, 2286, 5733, 12905, 27316, 44676, 9
 TILE_OFFSET = MAX_HAND * RANK_WEIGHT[-1] + 1  # more than the weights of any hand: key // offset = tiles
 TILE_KEY = tuple(TILE_OFFSET + w for w in RANK_WEIGHT)  # [rank]: a tile's share of the key
 INVALID = -1
+# the game's bonuses on top of its hands: the first move, a move of all five rack tiles, a hand of five tiles
+# of one colour
+FIRST_MOVE_BONUS = FULL_RACK_BONUS = ONE_COLOUR_BONUS = 10
 
 
 def _check(ranks: Sequence[int]) -> None:

@@ -1,0 +1,362 @@
+"""Kings Cribbage's compiled inner loops (numba, cached on disk): move generation as plain loops over the
+board's lines, the windows on them, the rack's combos and their orderings.
+
+A turn costs microseconds here where the numpy formulas before spent ~0.6 ms in fifty small array calls.
+`movegen.py` says what is generated and in which order and builds every table these loops read (the tables
+are passed in, so a changed table can never hide behind a stale compiled copy); the numpy generator these
+loops replaced is the oracle of `tests/test_kings_cribbage_kernels.py`.
+
+The board is read as 2n lines, rows then columns: line l < n is row l, line n + c is column c, and a cell's
+position on a line is its column (on a row) or its row (on a column).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tabletop.envs.kings_cribbage.scoring import FIRST_MOVE_BONUS, MAX_HAND
+from tabletop.envs.kings_cribbage.tiles import RACK_SIZE
+
+NO_TILES = 2  # colour state of no tiles, besides light 0, dark 1 and mixed -1
+MIXED_COLUMN = 2  # the mixed state's column in tables by [light, dark, mixed]
+COLUMN_BIT = 40  # a group code (`_group_code`) marks a column window here; the rest of it is below 2**40
+CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
+
+
+@numba.njit(cache=True)
+def _lines(values: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(value, dark) along the 2n lines."""
+    n = values.shape[0]
+    value = np.empty((2 * n, n), dtype=np.int64)
+    dark = np.empty((2 * n, n), dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            value[r, c] = value[n + c, r] = values[r, c]
+            dark[r, c] = dark[n + c, r] = colours[r, c]
+    return value, dark
+
+
+@numba.njit(cache=True, inline="always")
+def _colour_state(tiles: int, lights: int) -> int:
+    if tiles == 0:
+        return NO_TILES
+    if lights == tiles:
+        return 0
+    return 1 if lights == 0 else -1
+
+
+@numba.njit(cache=True)
+def _across_rows(value, dark, tile_key, across_keys, nothing: int) -> np.ndarray:
+    """Per line position, the cross-hand table's row for the tiles beside the cell across that line: the runs
+    beside it along the other line, by their key (its index in the sorted `across_keys`, whose last entry
+    stands for 5+ tiles) and colour state (light 0, dark 1, mixed 2). `nothing` where no tile is beside it
+    across, or the cell is taken."""
+    lines, n = value.shape
+    across = np.full((lines, n), nothing, dtype=np.int64)
+    cap = across_keys[-1]
+    for line in range(lines):
+        for p in range(n):
+            if value[line, p]:
+                continue
+            tiles = key = lights = 0
+            q = p - 1
+            while q >= 0 and value[line, q]:
+                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
+                q -= 1
+            q = p + 1
+            while q < n and value[line, q]:
+                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
+                q += 1
+            if tiles:
+                state = _colour_state(tiles, lights)
+                row = 3 * np.searchsorted(across_keys, min(key, cap)) + (MIXED_COLUMN if state < 0 else state)
+                if line < n:  # row `line`, column p: the hand across position `line` of column p
+                    across[n + p, line] = row
+                else:
+                    across[p, line - n] = row
+    return across
+
+
+@numba.njit(cache=True, inline="always")
+def _touches_across(value, line: int, p: int) -> bool:
+    """A tile beside this cell on a neighbouring line of the same direction."""
+    n = value.shape[1]
+    first = 0 if line < n else n
+    return (line > first and value[line - 1, p] > 0) or (line + 1 < first + n and value[line + 1, p] > 0)
+
+
+@numba.njit(cache=True)
+def _windows(value, dark, tile_key, prime, most: int, first: bool) -> np.ndarray:
+    """Candidate windows as rows (line, start, length, board tiles' key, their colour state, empty cells, their
+    order key), in line, start, length order: 2..`most` empty cells, on the board, the cells just outside
+    empty, and after the first move holding or touching a board tile. The order key, the product of a prime
+    per board tile (`prime`, by value), is what the players' order compares first."""
+    lines, n = value.shape
+    found = np.empty((lines * n * MAX_HAND, 7), dtype=np.int64)
+    count = 0
+    for line in range(lines):
+        for start in range(n):
+            if start > 0 and value[line, start - 1]:
+                continue
+            tiles = key = lights = 0
+            order_key = 1
+            touching = False
+            for length in range(1, min(MAX_HAND, n - start) + 1):
+                p = start + length - 1
+                v = value[line, p]
+                if v:
+                    tiles, key, lights = tiles + 1, key + tile_key[v], lights + 1 - dark[line, p]
+                    order_key *= prime[v]
+                else:
+                    touching |= _touches_across(value, line, p)
+                empties = length - tiles
+                if start + length < n and value[line, start + length]:
+                    continue
+                if 2 <= empties <= most and (first or tiles or touching):
+                    row = found[count]
+                    row[0], row[1], row[2], row[3] = line, start, length, key
+                    row[4], row[5], row[6] = _colour_state(tiles, lights), empties, order_key
+                    count += 1
+    return found[:count]
+
+
+@numba.njit(cache=True)
+def _cross_gains(across, across_points, label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What each of the rack's faces (by index into `label`) gains across each cell, as a few rows shared by
+    the cells: (per line position its row, per row the gain of each face (negative: BLOCKED), per row the
+    faces accepted as bits over those indices). Row 0 is every cell with nothing across: 0 for every face."""
+    lines, n = across.shape
+    faces = len(label) - 1
+    nothing = len(across_points) - 1
+    row = np.zeros((lines, n), dtype=np.int64)
+    touched = 0
+    for line in range(lines):
+        for p in range(n):
+            if across[line, p] != nothing:
+                touched += 1
+                row[line, p] = touched
+    gains = np.zeros((touched + 1, faces), dtype=np.int64)
+    accepts = np.full(touched + 1, (1 << faces) - 1, dtype=np.int64)
+    for line in range(lines):
+        for p in range(n):
+            k = row[line, p]
+            if k:
+                accepts[k] = 0
+                for f in range(faces):
+                    gains[k, f] = across_points[across[line, p], label[f]]
+                    if gains[k, f] >= 0:
+                        accepts[k] |= 1 << f
+    return row, gains, accepts
+
+
+@numba.njit(cache=True)
+def _window_cells(windows, value, gain_row) -> tuple[np.ndarray, np.ndarray]:
+    """Per window its empty cells in increasing cell order and their rows of `_cross_gains` (left-aligned)."""
+    n = value.shape[1]
+    cells = np.empty((len(windows), MAX_HAND), dtype=np.int64)
+    rows = np.empty((len(windows), MAX_HAND), dtype=np.int64)
+    for w in range(len(windows)):
+        line, start, length = windows[w, 0], windows[w, 1], windows[w, 2]
+        i = 0
+        for p in range(start, start + length):
+            if not value[line, p]:
+                cells[w, i] = line * n + p if line < n else p * n + line - n
+                rows[w, i] = gain_row[line, p]
+                i += 1
+    return cells, rows
+
+
+@numba.njit(cache=True)
+def _combo_facts(template_faces, label, face_key, face_colour) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per combo of the rack (`template_faces`: indices into the rack's faces `label`, -1 after the last):
+    its hand key, colour state column (light 0, dark 1, mixed 2) and its faces as bits over those indices."""
+    combos = template_faces.shape[0]
+    key = np.zeros(combos, dtype=np.int64)
+    state = np.zeros(combos, dtype=np.int64)
+    bits = np.zeros(combos, dtype=np.int64)
+    for c in range(combos):
+        lights = darks = 0
+        for i in range(MAX_HAND):
+            if template_faces[c, i] < 0:
+                break
+            face = label[template_faces[c, i]]
+            key[c] += face_key[face]
+            bits[c] |= 1 << template_faces[c, i]
+            darks += face_colour[face]
+            lights += 1 - face_colour[face]
+        state[c] = 0 if darks == 0 else (1 if lights == 0 else MIXED_COLUMN)
+    return key, state, bits
+
+
+@numba.njit(cache=True, inline="always")
+def _group_code(window, n: int) -> int:
+    """The players' order key of a window's moves: board tiles' order key, colour state, empty cells, and
+    columns after rows."""
+    column = 1 if window[0] >= n else 0
+    return (window[6] * 4 + window[4] + 1) * 8 + window[5] + (column << COLUMN_BIT)
+
+
+@numba.njit(cache=True)
+def _pairs(windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus,
+           first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every window with every rack combo of its number of empty cells that makes a valid main hand and whose
+    faces each empty cell accepts across: (window, combo, points of the main hand with its bonuses), and per
+    tile-count class (columns * 8 + empty cells) the smallest group code among the windows with a valid main
+    hand, which orders the classes for the players."""
+    bound = 0
+    for w in range(len(windows)):
+        bound += combos_of[windows[w, 5] + 1] - combos_of[windows[w, 5]]
+    pair_window = np.empty(bound, dtype=np.int64)
+    pair_combo = np.empty(bound, dtype=np.int64)
+    pair_points = np.empty(bound, dtype=np.int64)
+    class_first = np.full(16, np.iinfo(np.int64).max, dtype=np.int64)
+    count = 0
+    for w in range(len(windows)):
+        length, key, state, empties = windows[w, 2], windows[w, 3], windows[w, 4], windows[w, 5]
+        window_code = (state + 1) + 4 * (length == MAX_HAND) + 8 * (empties == RACK_SIZE)
+        count_class = 8 * (windows[w, 0] >= n) + empties
+        code = _group_code(windows[w], n)
+        for c in range(combos_of[empties], combos_of[empties + 1]):
+            fits = True
+            for i in range(empties):
+                fits &= (accepts[rows[w, i]] & combo_bits[c]) != 0
+            if not fits and class_first[count_class] <= code:
+                continue  # (the hand is looked up only where the pair or the class order needs it)
+            hand = hand_table[key + combo_key[c]]
+            if hand < 0:
+                continue
+            class_first[count_class] = min(class_first[count_class], code)
+            if fits:
+                pair_window[count], pair_combo[count] = w, c
+                pair_points[count] = hand + window_bonus[window_code, combo_state[c]] + FIRST_MOVE_BONUS * first
+                count += 1
+    return pair_window[:count], pair_combo[:count], pair_points[:count], class_first
+
+
+@numba.njit(cache=True)
+def _players_order(windows, pair_window, class_first, n: int) -> np.ndarray:
+    """The pairs' permutation into the players' order: tile-count classes in the order of their smallest group
+    code, then group code, then as generated (a stable sort)."""
+    rank = np.zeros(16, dtype=np.int64)
+    for a in range(16):
+        for b in range(16):
+            rank[a] += class_first[b] < class_first[a]
+    key = np.empty(len(pair_window), dtype=np.int64)
+    for k in range(len(pair_window)):
+        window = windows[pair_window[k]]
+        count_class = 8 * (window[0] >= n) + window[5]
+        key[k] = (rank[count_class] << CLASS_SHIFT) + _group_code(window, n)
+    return np.argsort(key, kind="mergesort")
+
+
+@numba.njit(cache=True, inline="always")
+def _emit(actions, lengths, points, m: int, faces, cells, row: int, size: int, score: int, board_cells: int) -> int:
+    """Write one move (its `size` faces on `cells[row]`) at row m; return the next row."""
+    for i in range(size):
+        actions[m, i] = faces[i] * board_cells + cells[row, i]
+    for i in range(size, MAX_HAND):
+        actions[m, i] = -1
+    lengths[m], points[m] = size, score
+    return m + 1
+
+
+@numba.njit(cache=True)
+def _opening(value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table,
+             window_bonus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first move, unordered: where a combo lies does not change its points, so each valid ordering of the
+    rack's combos of L tiles is laid on every line of L cells (rows, then columns, by line and start)."""
+    n = value.shape[1]
+    total = 0
+    for size in range(2, most + 1):
+        for c in range(combos_of[size], combos_of[size + 1]):
+            if hand_table[combo_key[c]] >= 0:
+                total += count[c] * 2 * n * (n - size + 1)
+    actions = np.empty((total, MAX_HAND), dtype=np.int64)
+    lengths = np.empty(total, dtype=np.int64)
+    points = np.empty(total, dtype=np.int64)
+    faces = np.empty(MAX_HAND, dtype=np.int64)
+    cells = np.empty((1, MAX_HAND), dtype=np.int64)
+    m = 0
+    for size in range(2, most + 1):
+        window_code = NO_TILES + 1 + (4 + 8) * (size == MAX_HAND)
+        for c in range(combos_of[size], combos_of[size + 1]):
+            hand = hand_table[combo_key[c]]
+            if hand < 0:
+                continue
+            score = hand + window_bonus[window_code, combo_state[c]] + FIRST_MOVE_BONUS
+            for r in range(start[c], start[c] + count[c]):
+                for i in range(size):
+                    faces[i] = label[orderings[r, i]]
+                for column in range(2):
+                    for line in range(n):
+                        for first in range(n - size + 1):
+                            for i in range(size):
+                                cells[0, i] = (first + i) * n + line if column else line * n + first + i
+                            m = _emit(actions, lengths, points, m, faces, cells, 0, size, score, n * n)
+    return actions, lengths, points
+
+
+@numba.njit(cache=True)
+def generate_moves(values, colours, rack_size, template_faces, start, count, orderings, combos_of, label,
+                   ordered, tile_key, prime, hand_table, across_keys, across_points, window_bonus,
+                   face_key, face_colour) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents.
+
+    The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
+    (rack.py); the tables: movegen.py's."""
+    value, dark = _lines(values, colours)
+    n = values.shape[0]
+    first = not value.any()
+    most = min(MAX_HAND, rack_size)
+    combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
+    if first and not ordered:
+        return _opening(value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table,
+                        window_bonus)
+    across = _across_rows(value, dark, tile_key, across_keys, len(across_points) - 1)
+    windows = _windows(value, dark, tile_key, prime, most, first)
+    gain_row, gains, accepts = _cross_gains(across, across_points, label)
+    cells, rows = _window_cells(windows, value, gain_row)
+    pair_window, pair_combo, pair_points, class_first = _pairs(
+        windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus, first
+    )
+    if ordered:
+        order = _players_order(windows, pair_window, class_first, n)
+        pair_window, pair_combo, pair_points = pair_window[order], pair_combo[order], pair_points[order]
+    faces_held = len(label) - 1
+    bound = 0 if first else n * n * faces_held
+    for k in range(len(pair_combo)):
+        bound += count[pair_combo[k]]
+    actions = np.empty((bound, MAX_HAND), dtype=np.int64)
+    lengths = np.empty(bound, dtype=np.int64)
+    points = np.empty(bound, dtype=np.int64)
+    faces = np.empty(MAX_HAND, dtype=np.int64)
+    m = 0
+    for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
+        w, c = pair_window[k], pair_combo[k]
+        empties = windows[w, 5]
+        for r in range(start[c], start[c] + count[c]):
+            gained = 0
+            for i in range(empties):
+                f = orderings[r, i]
+                if gains[rows[w, i], f] < 0:  # BLOCKED across: stop at the first such tile
+                    gained = -1
+                    break
+                faces[i] = label[f]
+                gained += gains[rows[w, i], f]
+            if gained >= 0:
+                m = _emit(actions, lengths, points, m, faces, cells, w, empties, pair_points[k] + gained, n * n)
+    if not first:  # one-tile moves: a valid hand along or across the cell, none invalid
+        cell = np.empty((1, 1), dtype=np.int64)
+        for r in range(n):
+            for c in range(n):
+                if value[r, c] or not (_touches_across(value, r, c) or _touches_across(value, n + c, r)):
+                    continue
+                cell[0, 0] = r * n + c
+                for f in range(faces_held):
+                    faces[0] = label[f]
+                    score = gains[gain_row[r, c], f] + gains[gain_row[n + c, r], f]
+                    if score >= 0:
+                        m = _emit(actions, lengths, points, m, faces, cell, 0, 1, score, n * n)
+    return actions[:m], lengths[:m], points[:m]
+
