@@ -35,10 +35,10 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 SCREENSHOTS = os.environ.get("TABLETOP_WEB_SCREENSHOTS")
 GAMES = {  # label: game, arguments, the heuristic across the table, the step after which a picture is taken
     "cromlet_v0": ("cromlet_v0", {}, "greedy", 30),
-    "chromino_v0": ("chromino_v0", {}, "most_contacts", 24),
+    "chromino_v1": ("chromino_v1", {}, "most_contacts", 24),
     "kings_cribbage_v0": ("kings_cribbage_v0", {}, "greedy", 30),
     "kings_cribbage_moves": ("kings_cribbage_v0", {"action_mode": "moves"}, "greedy", 10),
-    "krz_grtn_v0": ("krz_grtn_v0", {"num_players": 3}, "skeleton", 16),
+    "krz_grtn_v1": ("krz_grtn_v1", {"num_players": 3}, "skeleton", 16),
 }
 FIRST_LOAD_LIMIT = 200_000
 """Bytes a table page may take on first load (HTML, scripts, styles, the games list), the runtime aside."""
@@ -112,7 +112,7 @@ def play_by_clicks(page, seed: int, on_turn=None, max_clicks: int = 4000) -> int
 def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, label):
     base, lobby = site
     game, args, heuristic, picture_step = GAMES[label]
-    count = 3 if game == "krz_grtn_v0" else 2
+    count = 3 if game == "krz_grtn_v1" else 2
     made = new_table(page, base, {"game": game, "args": args, "seats": ["you", *[heuristic] * (count - 1)], "seed": 7})
     page.goto(base + made["link"].lstrip("/"))
     entry, _ = lobby.find(made["link"].rsplit("/", 1)[1])
@@ -166,7 +166,7 @@ def test_the_krz_guesser_never_sees_the_target(page, site):
     traffic, responses = [], []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: traffic.append(payload)))
     page.on("response", lambda response: responses.append(response))
-    made = new_table(page, base, {"game": "krz_grtn_v0", "args": {"num_players": 3},
+    made = new_table(page, base, {"game": "krz_grtn_v1", "args": {"num_players": 3},
                                   "seats": ["you", "skeleton", "skeleton"], "seed": 11})
     page.goto(base + made["link"].lstrip("/"))
     entry, _ = lobby.find(made["link"].rsplit("/", 1)[1])

@@ -59,7 +59,7 @@ def test_pages_and_the_games_list(site):
     assert headers["referrer-policy"] == "no-referrer"
     status, _, body = http(base, "/api/games")
     games = json.loads(body)["games"]
-    assert [g["id"] for g in games] == ["cromlet_v0", "chromino_v0", "kings_cribbage_v0", "krz_grtn_v0"]
+    assert [g["id"] for g in games] == ["cromlet_v0", "chromino_v1", "kings_cribbage_v0", "krz_grtn_v1"]
     cromlet = games[0]
     assert cromlet["players"][:3] == ["you", "person", "random"] and "greedy" in cromlet["players"]
     assert {p["name"] for p in cromlet["parameters"]} == {"num_players", "teams", "claim_limit", "hand_size"}

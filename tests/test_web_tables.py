@@ -20,9 +20,9 @@ from tabletop.train.web.table import HUMAN, MoveRefused, Seat, Table
 
 GAMES = {  # small configurations, so each game ends in well under a second
     "cromlet_v0": ({}, "greedy"),
-    "chromino_v0": ({"grid_size": 15}, "most_contacts"),
+    "chromino_v1": ({"grid_size": 15}, "most_contacts"),
     "kings_cribbage_v0": ({"board_size": 7}, "greedy"),
-    "krz_grtn_v0": ({"num_players": 3}, "skeleton"),
+    "krz_grtn_v1": ({"num_players": 3}, "skeleton"),
 }
 FRAME_KEYS = {"type", "step", "moves", "to_move", "over", "scores", "returns", "view", "names", "log", "legal",
               "policy", "pace_ms", "paused", "failure"}
@@ -92,7 +92,7 @@ def test_a_frame_holds_its_viewers_view_and_nothing_else(game):
 
 
 def test_the_krz_guesser_is_never_sent_the_target():
-    _, entry = new_table("krz_grtn_v0", seats=["you", "skeleton", "skeleton"], seed=3)
+    _, entry = new_table("krz_grtn_v1", seats=["you", "skeleton", "skeleton"], seed=3)
     table = entry.table
     frames = play_out(table)
     checked = 0
@@ -111,7 +111,7 @@ def test_the_krz_guesser_is_never_sent_the_target():
 
 def test_a_frame_does_not_change_with_what_its_viewer_cannot_see():
     """Two positions that differ only behind X's back (another target, the deck) give X the same frame."""
-    _, entry = new_table("krz_grtn_v0", seats=["you", "skeleton", "skeleton"], seed=1)
+    _, entry = new_table("krz_grtn_v1", seats=["you", "skeleton", "skeleton"], seed=1)
     table = entry.table
     rng = RandomAgent(1)
     while not (table.state.phase == CLUE and table.state.x == 0):  # clues being made, seat 0 guessing
@@ -132,7 +132,7 @@ def test_a_frame_does_not_change_with_what_its_viewer_cannot_see():
 
 
 def test_moves_are_checked_whole_and_only_for_the_seat_to_move():
-    _, entry = new_table("chromino_v0", seats=["you", "person"], seed=2)
+    _, entry = new_table("chromino_v1", seats=["you", "person"], seed=2)
     table = entry.table
     mover, other = table.state.current_player, 1 - table.state.current_player
     before = json.dumps(table.state.to_json())
@@ -225,7 +225,7 @@ def test_every_seat_played_from_a_page_gets_its_own_unguessable_link():
     lobby = Lobby(max_tables=300)
     tokens = set()
     for seed in range(100):
-        entry = lobby.create({"game": "krz_grtn_v0", "args": {"num_players": 4},
+        entry = lobby.create({"game": "krz_grtn_v1", "args": {"num_players": 4},
                               "seats": ["you", "person", "person", "skeleton"], "seed": seed})
         assert sorted(v for v in entry.links.values()) == [0, 1, 2]  # the agent's seat has no link
         tokens.update(entry.links)
@@ -256,7 +256,7 @@ def test_a_shipped_policy_is_offered_on_the_server_and_in_the_page(monkeypatch, 
     monkeypatch.setattr(lobby_module, "pretrained_folders", lambda: [cromlet_onnx_dir])
     lobby = Lobby(runtime=True)
     assert {"pretrained", "page:pretrained"} <= set(lobby.players("cromlet_v0"))
-    assert "pretrained" not in lobby.players("chromino_v0")
+    assert "pretrained" not in lobby.players("chromino_v1")
     served = lobby.create({"game": "cromlet_v0", "seats": ["you", "pretrained"]}).table.seats[1]
     assert served.kind == "agent" and served.agent.name == "pretrained"
     in_page = lobby.create({"game": "cromlet_v0", "seats": ["you", "page:pretrained"]})
@@ -265,3 +265,17 @@ def test_a_shipped_policy_is_offered_on_the_server_and_in_the_page(monkeypatch, 
     assert [i["seat"] for i in in_page.invites] == [1]
     with pytest.raises(RequestError, match="no pretrained policy for cromlet_v0"):
         lobby.create({"game": "cromlet_v0", "args": {"num_players": 3}, "seats": ["you", "page:pretrained", "greedy"]})
+
+
+def test_a_page_policy_trained_with_a_feature_group_is_sent_that_encoding():
+    """The shipped Chromino policy reads the look-ahead group; a page seat at a lean table gets it all the same."""
+    lobby = Lobby(runtime=True)
+    made = lobby.create({"game": "chromino_v1", "seats": ["page:pretrained", "page:pretrained"], "seed": 3})
+    table = made.table
+    state = table.state
+    mover = state.current_player
+    assert table.seats[mover].observation_options == {"features": ("lookahead",)}
+    sent = table.frame(mover)["policy"]["observation"]
+    expected = table.env.observer_for({"features": ("lookahead",)}).encode(state, mover)
+    assert len(sent) == expected.size > table.env.observer.layout.size
+    np.testing.assert_array_equal(np.asarray(sent, dtype=np.float32), expected)

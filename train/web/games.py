@@ -91,9 +91,9 @@ def _krz_grtn(game) -> dict[str, Any]:
 
 STATIC: dict[str, Callable[[Any], dict[str, Any]]] = {
     "cromlet_v0": _cromlet,
-    "chromino_v0": _chromino,
+    "chromino_v1": _chromino,
     "kings_cribbage_v0": _kings_cribbage,
-    "krz_grtn_v0": _krz_grtn,
+    "krz_grtn_v1": _krz_grtn,
 }
 
 
@@ -105,7 +105,7 @@ def static_info(env_id: str, game) -> dict[str, Any]:
 def picture_names(env_id: str, view: dict[str, Any]) -> dict[str, Any]:
     """KRZ GRTN: {id: [name, keywords]} for every picture id in the view (target, table, last attempt);
     nothing for the other games."""
-    if env_id != "krz_grtn_v0":
+    if env_id != "krz_grtn_v1":
         return {}
     ids = set(view.get("candidates") or [])
     for key in ("target",):

@@ -194,7 +194,8 @@ class Lobby:
         if choice in (YOU, PERSON):
             return Seat(index, HUMAN)
         if choice.startswith(PAGE):
-            return Seat(index, choice, policy=_page_policy(spec, choice[len(PAGE):]))
+            folder, options = _page_policy(spec, choice[len(PAGE):])
+            return Seat(index, choice, policy=folder, observation_options=options)
         try:
             agent = self._agent(spec, choice, None if seed is None else seed + 1 + index)
         except (ValueError, ImportError) as err:  # a policy for another game, a missing extra
@@ -279,15 +280,16 @@ def _export_game(policy: str) -> str | None:
 def _ships_pretrained(env_id: str) -> bool:
     for folder in pretrained_folders():
         try:
-            if json.loads((folder / METADATA_FILE).read_text()).get("env_id") == env_id:
+            if EnvSpec(json.loads((folder / METADATA_FILE).read_text()).get("env_id")).current_id == EnvSpec(env_id).current_id:
                 return True
         except (OSError, ValueError):
             continue
     return False
 
 
-def _page_policy(spec: EnvSpec, choice: str) -> Path:
-    """The export folder a page seat loads, checked to fit this game and to read only its seat's view."""
+def _page_policy(spec: EnvSpec, choice: str) -> tuple[Path, dict[str, Any]]:
+    """The export folder a page seat loads, checked to fit this game and to read only its seat's view, and the
+    observer options it was trained with (its page is sent that encoding)."""
     try:
         folder = pretrained_folder(spec) if choice == PRETRAINED else Path(choice.partition(":")[2])
         meta = json.loads((folder / METADATA_FILE).read_text())
@@ -295,16 +297,22 @@ def _page_policy(spec: EnvSpec, choice: str) -> Path:
         raise RequestError(f"seats: the policy {choice!r} cannot be loaded: {err}") from None
     if not (folder / MODEL_FILE).is_file():
         raise RequestError(f"seats: {folder} holds no {MODEL_FILE}")
-    if meta.get("env_id") != spec.env_id:
+    try:
+        trained = EnvSpec(meta.get("env_id"), meta.get("env_kwargs") or {})
+    except (TypeError, ValueError) as err:  # ParameterError is both
+        raise RequestError(f"seats: {choice} names a game this server does not know: {err}") from None
+    if trained.current_id != spec.current_id:
         raise RequestError(f"seats: {choice} is a policy for {meta.get('env_id')}, not for {spec.env_id}")
-    if (meta.get("env_kwargs") or {}).get("observation_mode") == "omniscient":
+    if trained.resolved()["observation_mode"] == "omniscient":
         raise RequestError(f"seats: {choice} reads omniscient observations; a page is sent only its own seat's view")
+    options = trained.definition.observer_options(trained.kwargs)
     env = spec.make_raw()
+    size = env.observer_for(options).layout.size
     sizes = (meta.get("observation", {}).get("size"), meta.get("actions", {}).get("count"))
-    if sizes != (env.observer.layout.size, env.game.num_actions):
+    if sizes != (size, env.game.num_actions):
         raise RequestError(f"seats: {choice} takes {sizes[0]} observation numbers and {sizes[1]} actions; "
-                           f"this configuration has {env.observer.layout.size} and {env.game.num_actions}")
-    return folder
+                           f"this configuration has {size} and {env.game.num_actions}")
+    return folder, options
 
 
 def _load_position(rules, position: Any, rng: np.random.Generator):

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.agents import Agent
+from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import State
 from tabletop.train.web.games import picture_names, plain, static_info
@@ -41,6 +42,7 @@ class Seat:
     spec: str
     agent: Agent | None = None
     policy: Path | None = None  # the export folder a page seat's page loads
+    observation_options: dict[str, Any] | None = None  # the observer options that policy was trained with
 
     @property
     def kind(self) -> str:
@@ -136,7 +138,7 @@ class Table:
             frame["legal"] = [[int(a), state.action_to_string(int(a))] for a in legal]
             if self.seats[viewer].kind == "page":
                 frame["policy"] = {
-                    "observation": self.env.observer.encode(state, viewer).tolist(),
+                    "observation": self.env.observer_for(self.seats[viewer].observation_options).encode(state, viewer).tolist(),
                     "mask": state.legal_action_mask().astype(int).tolist(),
                 }
         return frame
@@ -180,7 +182,7 @@ class Table:
         seat = self.agent_to_move()
         assert seat is not None and seat.agent is not None
         state = self.state
-        observation = self.env.observer.encode(state, seat.index) if seat.agent.needs_observation else None
+        observation = observation_for(seat.agent, self.env, state, seat.index)
         return seat.agent, observation, state.legal_action_mask().copy(), state.view(seat.index)
 
     def apply(self, action: int) -> None:
