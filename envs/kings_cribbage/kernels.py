@@ -360,3 +360,95 @@ def generate_moves(values, colours, rack_size, template_faces, start, count, ord
                         m = _emit(actions, lengths, points, m, faces, cell, 0, 1, score, n * n)
     return actions[:m], lengths[:m], points[:m]
 
+
+@numba.njit(cache=True)
+def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The moves whose place action at `depth` is `action` (in their order): one pass, not three masks."""
+    keep = 0
+    for k in range(len(lengths)):
+        keep += actions[k, depth] == action
+    kept_actions = np.empty((keep, MAX_HAND), dtype=np.int64)
+    kept_lengths = np.empty(keep, dtype=np.int64)
+    kept_points = np.empty(keep, dtype=np.int64)
+    m = 0
+    for k in range(len(lengths)):
+        if actions[k, depth] == action:
+            kept_actions[m] = actions[k]
+            kept_lengths[m], kept_points[m] = lengths[k], points[k]
+            m += 1
+    return kept_actions, kept_lengths, kept_points
+
+
+@numba.njit(cache=True)
+def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
+    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete."""
+    for k in range(len(lengths)):
+        if lengths[k] > depth:
+            mask[actions[k, depth]] = 1
+        elif depth and lengths[k] == depth:
+            mask[commit] = 1
+
+
+@numba.njit(cache=True)
+def offer_contenders(actions, points, rack, face_kind, distance, limit: int, far: int) -> tuple[np.ndarray, ...]:
+    """Per move its leave key (the kinds it lays, counted in base RACK_SIZE + 1 over the rack's sorted distinct
+    kinds: equal exactly for moves that leave the same rack) and its rank key (points * `far` - centre
+    distance: higher ranks first), and the moves that can be offered (offer.py): each leave's best by rank key,
+    and every move at least as good as the `limit`-th best."""
+    cells = len(distance)
+    weight = np.zeros(face_kind.max() + 1, dtype=np.int64)
+    place = 1
+    for i in range(len(rack)):
+        if i == 0 or rack[i] != rack[i - 1]:
+            weight[rack[i]] = place
+            place *= RACK_SIZE + 1
+    moves = len(points)
+    leave = np.zeros(moves, dtype=np.int64)
+    key = np.empty(moves, dtype=np.int64)
+    best = np.full(place, np.iinfo(np.int64).min, dtype=np.int64)
+    for k in range(moves):
+        away = 0
+        for i in range(MAX_HAND):
+            if actions[k, i] < 0:
+                break
+            leave[k] += weight[face_kind[actions[k, i] // cells]]
+            away += distance[actions[k, i] % cells]
+        key[k] = points[k] * far - away
+        best[leave[k]] = max(best[leave[k]], key[k])
+    least = np.partition(key, moves - limit)[moves - limit] if moves > limit else np.iinfo(np.int64).min
+    keep = 0
+    for k in range(moves):
+        keep += key[k] >= least or key[k] == best[leave[k]]
+    index = np.empty(keep, dtype=np.int64)
+    m = 0
+    for k in range(moves):
+        if key[k] >= least or key[k] == best[leave[k]]:
+            index[m] = k
+            m += 1
+    return leave, key, index
+
+
+@numba.njit(cache=True)
+def offer_slots(leave, limit: int) -> np.ndarray:
+    """Of moves in ranking order (their leave keys), the positions offered, in that order: the first move of
+    every leave, the first `limit` of those if there are more, then the best others until `limit`."""
+    seen = np.zeros(leave.max() + 1, dtype=np.bool_)
+    leader = np.zeros(len(leave), dtype=np.bool_)
+    leaders = 0
+    for i in range(len(leave)):
+        if not seen[leave[i]]:
+            seen[leave[i]] = leader[i] = True
+            leaders += 1
+    others = max(0, limit - leaders)
+    chosen = np.empty(min(limit, len(leave)), dtype=np.int64)
+    m = taken_leaders = taken_others = 0
+    for i in range(len(leave)):
+        if leader[i] and taken_leaders < limit:
+            taken_leaders += 1
+        elif not leader[i] and taken_others < others:
+            taken_others += 1
+        else:
+            continue
+        chosen[m] = i
+        m += 1
+    return chosen

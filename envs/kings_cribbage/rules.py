@@ -22,7 +22,7 @@ import numpy as np
 
 from tabletop.envs.core import IllegalActionError, InvalidStateError, Param, ParameterError, Parameters, int_in, win_loss_returns
 from tabletop.envs.core.validate import check_playable, require
-from tabletop.envs.kings_cribbage import movegen, saved
+from tabletop.envs.kings_cribbage import kernels, movegen, saved
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
@@ -196,8 +196,7 @@ class KingsCribbageState:
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
         elif action < g.commit_action:
             alive = self.alive
-            keep = alive.actions[:, len(self.pending)] == action
-            self.alive = MoveSet(alive.actions[keep], alive.lengths[keep], alive.points[keep])
+            self.alive = MoveSet(*kernels.narrow(alive.actions, alive.lengths, alive.points, len(self.pending), action))
             self.pending.append(action)
         elif action == g.commit_action:
             self._commit()
@@ -287,7 +286,7 @@ class KingsCribbageState:
     # --- masks ------------------------------------------------------------------------------------
     def _compute_mask(self) -> np.ndarray:
         g = self.game
-        mask = np.zeros(g.num_actions + 1, dtype=np.int8)[:-1]  # one spare entry, for the padding action -1
+        mask = np.zeros(g.num_actions, dtype=np.int8)
         if self.terminal:
             return mask
         if g.moves_mode:
@@ -296,12 +295,8 @@ class KingsCribbageState:
             else:
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
-        if len(self.moves):
-            depth = len(self.pending)
-            if depth < movegen.MAX_HAND:
-                mask.base[self.alive.actions[:, depth]] = 1  # the padding -1 lands on the spare entry
-            if depth and (self.alive.lengths == depth).any():
-                mask[g.commit_action] = 1
+        if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
+            kernels.place_mask(mask, self.alive.actions, self.alive.lengths, len(self.pending), g.commit_action)
             return mask
         mask[g.exchange_action] = 1
         rack = self.racks[self.current]
