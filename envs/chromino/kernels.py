@@ -65,7 +65,7 @@ def search(accept, contacts, ends, size, box, oriented, junior, oriented_colours
                     out[n, 0], out[n, 1] = k >> 1, 2 * vertical + (k & 1)
                     out[n, 2], out[n, 3], out[n, 4] = r - PAD, c - PAD, touching
                     n += 1
-    return out[:n]
+    return out[:n].copy()  # exactly as large as the answer: states keep it
 
 
 @numba.njit(cache=True)

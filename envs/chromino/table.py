@@ -10,7 +10,7 @@ are empty and inside the grid, every square is accepted by its cell, and there a
 contacts. A junior placement makes exactly one contact, at an open end: in line with it (an end square
 of the new tile on the cell the open end points into), or, for a chameleon, crosswise (its centre
 there). The search only scans the bounding box of the layout (plus a margin of two), so its cost does
-not grow with the grid.
+not grow with the grid. Its loops over cells, and those of laying a tile, run compiled (`kernels`).
 
 Open ends (junior) are a property of the tiles on the table, whatever the order they were laid in: each
 end square of a tile whose outward neighbour cell (along the tile) is empty, and both sides of the
@@ -103,7 +103,7 @@ class Table:
 
     def fits(self, p: Placement) -> tuple[bool, int]:
         """(legal by the contact rules alone, number of contacts) — a direct check, used by tests
-        and as the reference the vectorised search must agree with."""
+        and as the reference the search must agree with."""
         contacts = 0
         for (r, c), colour in zip(p.cells(), p.colours()):
             if not (0 <= r < self.size and 0 <= c < self.size):
@@ -164,8 +164,8 @@ class Table:
             if not kernels.lay(new.colour, new.tile_at, new.contacts, new.accept, new.ends, self.size, p.tile,
                                p.colours(), r, c, dr, dc, p == start_placement(self.size, p.tile)):
                 raise ValueError(f"{p} leaves the grid or overlaps a tile")
-            ends = (r - dr, r + dr, c - dc, c + dc)
-            box = ends if box is None else (min(box[0], ends[0]), max(box[1], ends[1]), min(box[2], ends[2]), max(box[3], ends[3]))
+            span = (r - dr, r + dr, c - dc, c + dc)  # the tile's padded rows and cols
+            box = span if box is None else (min(box[0], span[0]), max(box[1], span[1]), min(box[2], span[2]), max(box[3], span[3]))
         new.bbox = box
         new._freeze()
         return new
