@@ -2,8 +2,8 @@
 
 Positions come from random play over many configurations (every player count, teams, low claim limits and
 small hands, so that limits, closings and an empty deck come up often), and from random board facts that no
-game reaches. CI compares a few thousand; for the recorded run set TABLETOP_KERNEL_POSITIONS, e.g.
-`TABLETOP_KERNEL_POSITIONS=100000 python -m pytest -q -n 0 tests/test_cromlet_kernels.py`.
+game reaches. CI compares a few thousand; for the recorded run set CROMLET_DIFF_POSITIONS, e.g.
+`CROMLET_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/test_cromlet_kernels.py`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tabletop.envs.cromlet import kernels
 from tabletop.envs.cromlet.actions import NUM_ACTIONS
 from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
-POSITIONS = int(os.environ.get("TABLETOP_KERNEL_POSITIONS", "4000"))
+POSITIONS = int(os.environ.get("CROMLET_DIFF_POSITIONS", "4000"))
 CONFIGS = (
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5}, {"num_players": 6},
     {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}, {"num_players": 2, "claim_limit": 2},
