@@ -1,8 +1,8 @@
 """Cromlet's compiled inner loops (numba, cached on disk): one pass over the circles instead of a dozen
 small numpy operations, each of which costs more than the whole loop at this size.
 
-`rules.py` stays the readable source of truth and calls these; the numpy formulas they replaced are the
-oracles of `tests/test_cromlet_kernels.py`.
+`rules.py` stays the readable source of truth and calls these; the numpy formulas they replaced are kept
+in `tests/oracles/cromlet_mask.py`, and `tests/test_cromlet_kernels.py` holds the kernels to them.
 """
 
 from __future__ import annotations
