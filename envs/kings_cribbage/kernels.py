@@ -390,13 +390,13 @@ def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
 
 
 @numba.njit(cache=True)
-def offer_contenders(actions, points, rack, face_kind, distance, limit: int, far: int) -> tuple[np.ndarray, ...]:
+def offer_contenders(actions, points, rack, action_kind, action_distance, limit: int, far: int) -> tuple[np.ndarray, ...]:
     """Per move its leave key (the kinds it lays, counted in base RACK_SIZE + 1 over the rack's sorted distinct
     kinds: equal exactly for moves that leave the same rack) and its rank key (points * `far` - centre
     distance: higher ranks first), and the moves that can be offered (offer.py): each leave's best by rank key,
-    and every move at least as good as the `limit`-th best."""
-    cells = len(distance)
-    weight = np.zeros(face_kind.max() + 1, dtype=np.int64)
+    and every move at least as good as the `limit`-th best. `action_kind` and `action_distance` are by place
+    action: the kind it lays, its cell's centre distance."""
+    weight = np.zeros(action_kind.max() + 1, dtype=np.int64)
     place = 1
     for i in range(len(rack)):
         if i == 0 or rack[i] != rack[i - 1]:
@@ -409,10 +409,11 @@ def offer_contenders(actions, points, rack, face_kind, distance, limit: int, far
     for k in range(moves):
         away = 0
         for i in range(MAX_HAND):
-            if actions[k, i] < 0:
+            action = actions[k, i]
+            if action < 0:
                 break
-            leave[k] += weight[face_kind[actions[k, i] // cells]]
-            away += distance[actions[k, i] % cells]
+            leave[k] += weight[action_kind[action]]
+            away += action_distance[action]
         key[k] = points[k] * far - away
         best[leave[k]] = max(best[leave[k]], key[k])
     least = np.partition(key, moves - limit)[moves - limit] if moves > limit else np.iinfo(np.int64).min

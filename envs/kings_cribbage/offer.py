@@ -39,12 +39,19 @@ def _distances(size: int) -> np.ndarray:
     return np.abs(2 * row - (size - 1)) + np.abs(2 * col - (size - 1))
 
 
+@lru_cache(maxsize=None)
+def _by_place_action(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per place action `face * cells + cell`: the kind it lays and its cell's centre distance."""
+    return np.repeat(FACE_KIND, size * size), np.tile(_distances(size), len(FACE_KIND))
+
+
 def offered_moves(moves: MoveSet, rack: Sequence[int], size: int, limit: int) -> MoveSet:
     """The moves a turn offers (see the module docstring), in slot order."""
     if not len(moves):
         return EMPTY_MOVES
+    kinds, distances = _by_place_action(size)
     leave, key, index = kernels.offer_contenders(
-        moves.actions, moves.points, np.sort(np.asarray(rack, dtype=np.int64)), FACE_KIND, _distances(size), limit, _FAR
+        moves.actions, moves.points, np.sort(np.asarray(rack, dtype=np.int64)), kinds, distances, limit, _FAR
     )
     ranked = index[np.lexsort((*moves.actions[index].T[::-1], -key[index]))]  # points, closeness, place actions
     index = ranked[kernels.offer_slots(leave[ranked], limit)]
