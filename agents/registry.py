@@ -11,6 +11,7 @@ import importlib
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from tabletop.agents.base import Agent, RandomAgent
 from tabletop.agents.extras import require
@@ -42,22 +43,47 @@ def pretrained_folders() -> list[Path]:
     return sorted(meta.parent for meta in root.glob("*/metadata.json"))
 
 
+def policy_key(spec: EnvSpec) -> dict:
+    """The arguments that change what a policy plays: all but rendering, illegal-action handling, reward and
+    observation feature groups (a policy encodes its own)."""
+    unseen = (*UNSEEN_BY_POLICY, *spec.definition.observer_options({}))
+    return {k: v for k, v in spec.resolved().items() if k not in unseen}
+
+
+def _plays_through_adapter(trained: EnvSpec, env: EnvSpec) -> bool:
+    """Whether a policy trained for `trained` plays at `env` through its game's adapter: a moves-mode Kings
+    Cribbage policy at a tiles-mode table (agents/kings_cribbage_tiles.py)."""
+    if game_of(env.current_id) != "kings_cribbage":
+        return False
+    from tabletop.agents.kings_cribbage_tiles import plays_at
+
+    return plays_at(trained, env)
+
+
+def _at_table(agent: Any, env: EnvSpec) -> Agent:
+    """An exported policy ready for the table `env`: itself, or wrapped in its game's adapter."""
+    if game_of(env.current_id) != "kings_cribbage":
+        return agent
+    from tabletop.agents.kings_cribbage_tiles import at_table
+
+    return at_table(agent, env, EnvSpec(agent.metadata["env_id"], agent.metadata["env_kwargs"]))
+
+
 def pretrained_folder(env: EnvSpec) -> Path:
-    """The shipped policy trained for this game with these arguments (rendering, illegal-action handling,
-    reward and observation feature groups aside: the policy encodes its own), or a ValueError listing
+    """The shipped policy trained for this game with these arguments (`policy_key`), else one that plays at it
+    through its game's adapter (a moves-mode Kings Cribbage policy in tiles mode), or a ValueError listing
     what is shipped."""
-
-    def key(spec: EnvSpec) -> dict:
-        unseen = (*UNSEEN_BY_POLICY, *spec.definition.observer_options({}))
-        return {k: v for k, v in spec.resolved().items() if k not in unseen}
-
-    shipped = []
+    shipped, adapted = [], []
     for folder in pretrained_folders():
         meta = json.loads((folder / "metadata.json").read_text())
         trained = EnvSpec(meta["env_id"], meta["env_kwargs"])
-        if trained.current_id == env.current_id and key(trained) == key(env):
+        if trained.current_id == env.current_id and policy_key(trained) == policy_key(env):
             return folder
+        if _plays_through_adapter(trained, env):
+            adapted.append(folder)
         shipped.append(str(trained))
+    if adapted:
+        return adapted[0]
     raise ValueError(
         f"no pretrained policy for {env}; shipped: {', '.join(shipped) or 'none'} "
         "(train one with `tabletop train` and play it as onnx:DIR after `tabletop export`)"
@@ -76,7 +102,7 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
 
         agent = OnnxAgent(pretrained_folder(env), env_id=env.env_id)
         agent.name = PRETRAINED
-        return agent
+        return _at_table(agent, env)
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
         require("a trained policy (ppo: agent)", "torch", "sb3_contrib")
@@ -86,7 +112,7 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
     if path and kind == "onnx":
         from tabletop.agents.onnx_agent import OnnxAgent
 
-        return OnnxAgent(path, env_id=env.env_id)
+        return _at_table(OnnxAgent(path, env_id=env.env_id), env)
     table = heuristics(env.env_id)
     if spec not in table:
         allowed = ", ".join(["random", *table, PRETRAINED, "ppo:PATH", "onnx:DIR"])
