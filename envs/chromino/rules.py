@@ -49,7 +49,7 @@ PARAMETERS = Parameters(
 class ChrominoGame:
     """Chromino for 2-8 players (`standard`, `junior`, `expert`) or one (`solo`)."""
 
-    name = "chromino_v0"
+    name = "chromino_v1"
     parameters = PARAMETERS
 
     def __init__(self, **params: Any):
