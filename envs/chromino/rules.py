@@ -234,6 +234,12 @@ class ChrominoState:
             f"centred on row {row}, col {col}"
         )
 
+    def resample(self, seat: int, rng: np.random.Generator) -> "ChrominoState":
+        """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
+        from tabletop.envs.chromino.resample import resample
+
+        return resample(self, seat, rng)
+
     def clone(self) -> "ChrominoState":
         new = ChrominoState.__new__(ChrominoState)
         new.__dict__.update(self.__dict__)  # tables and caches are immutable: share them

@@ -17,6 +17,7 @@ from tabletop.envs.cromlet import kernels, saved
 from tabletop.envs.cromlet.actions import (  # the layout, importable from the rules too
     NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY, decode_action, is_action,
 )
+from tabletop.envs.cromlet.resample import resample
 
 DEFAULT_CLAIM_LIMITS = {2: 12, 3: 8, 4: 6, 5: 5, 6: 4}
 TEAM_LAYOUTS = {2: (4, 6), 3: (6,)}  # teams -> allowed player counts (seated alternately)
@@ -167,6 +168,10 @@ class CromletState:
         letter = B.LETTERS[B.CIRCLE_CROMLET[arg]]
         what = f"play wild on {B.CIRCLE_NAMES[arg]}" if kind.startswith("wild") else f"play {B.CIRCLE_NAMES[arg]}"
         return f"{what} and claim {letter}" if kind.endswith("claim") else what
+
+    def resample(self, seat: int, rng: np.random.Generator) -> "CromletState":
+        """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
+        return resample(self, seat, rng)
 
     def clone(self) -> "CromletState":
         other = CromletState.__new__(CromletState)

@@ -412,6 +412,12 @@ class KingsCribbageState:
             v["marked"] = list(self.marked)
         return v
 
+    def resample(self, seat: int, rng: np.random.Generator) -> "KingsCribbageState":
+        """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
+        from tabletop.envs.kings_cribbage.resample import resample
+
+        return resample(self, seat, rng)
+
     def clone(self) -> "KingsCribbageState":
         other = KingsCribbageState.__new__(KingsCribbageState)
         other.__dict__.update(self.__dict__)

@@ -31,6 +31,7 @@ from tabletop.envs.krz_grtn.phases import (
 )
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, NUM_LETTERS, TOTAL_LETTERS
+from tabletop.envs.krz_grtn.resample import resample
 
 MAX_LIVES = 5
 MAX_TILE_LIMIT = 16
@@ -457,6 +458,10 @@ class KrzState:
         return view
 
     # --- copies and JSON ---------------------------------------------------------------------------
+    def resample(self, seat: int, rng: np.random.Generator) -> "KrzState":
+        """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
+        return resample(self, seat, rng)
+
     def clone(self) -> "KrzState":
         other = KrzState.__new__(KrzState)
         other.__dict__.update(self.__dict__)
