@@ -1,10 +1,12 @@
 """Kings Cribbage's compiled inner loops (numba, cached on disk): move generation as plain loops over the
-board's lines, the windows on them, the rack's combos and their orderings.
+board's lines, the windows on them, the rack's combos and their orderings; the tiles-mode sub-steps (narrowing
+the moves to the pending tiles, the place mask); and the moves-mode offer's one pass over the moves.
 
-A turn costs microseconds here where the numpy formulas before spent ~0.6 ms in fifty small array calls.
-`movegen.py` says what is generated and in which order and builds every table these loops read (the tables
-are passed in, so a changed table can never hide behind a stale compiled copy); the numpy generator these
-loops replaced is the oracle of `tests/test_kings_cribbage_kernels.py`.
+A mid-game turn costs 20-50 us here where the numpy formulas before spent ~0.6 ms in fifty small array calls.
+`movegen.py`, `rules.py` and `offer.py` say what is computed and in which order, and build every table these
+loops read (the tables are passed in, so a changed table can never hide behind a stale compiled copy); the
+numpy code these loops replaced is the oracle (tests/oracles/kings_cribbage_*.py) of
+`tests/test_kings_cribbage_kernels.py`.
 
 The board is read as 2n lines, rows then columns: line l < n is row l, line n + c is column c, and a cell's
 position on a line is its column (on a row) or its row (on a column).
@@ -20,6 +22,8 @@ from tabletop.envs.kings_cribbage.tiles import RACK_SIZE
 
 NO_TILES = 2  # colour state of no tiles, besides light 0, dark 1 and mixed -1
 MIXED_COLUMN = 2  # the mixed state's column in tables by [light, dark, mixed]
+# the columns of a window's row (`_windows`)
+LINE, START, LENGTH, KEY, STATE, EMPTIES, ORDER_KEY = range(7)
 COLUMN_BIT = 40  # a group code (`_group_code`) marks a column window here; the rest of it is below 2**40
 CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
 
@@ -115,8 +119,8 @@ def _windows(value, dark, tile_key, prime, most: int, first: bool) -> np.ndarray
                     continue
                 if 2 <= empties <= most and (first or tiles or touching):
                     row = found[count]
-                    row[0], row[1], row[2], row[3] = line, start, length, key
-                    row[4], row[5], row[6] = _colour_state(tiles, lights), empties, order_key
+                    row[LINE], row[START], row[LENGTH], row[KEY] = line, start, length, key
+                    row[STATE], row[EMPTIES], row[ORDER_KEY] = _colour_state(tiles, lights), empties, order_key
                     count += 1
     return found[:count]
 
@@ -157,7 +161,7 @@ def _window_cells(windows, value, gain_row) -> tuple[np.ndarray, np.ndarray]:
     cells = np.empty((len(windows), MAX_HAND), dtype=np.int64)
     rows = np.empty((len(windows), MAX_HAND), dtype=np.int64)
     for w in range(len(windows)):
-        line, start, length = windows[w, 0], windows[w, 1], windows[w, 2]
+        line, start, length = windows[w, LINE], windows[w, START], windows[w, LENGTH]
         i = 0
         for p in range(start, start + length):
             if not value[line, p]:
@@ -193,8 +197,8 @@ def _combo_facts(template_faces, label, face_key, face_colour) -> tuple[np.ndarr
 def _group_code(window, n: int) -> int:
     """The players' order key of a window's moves: board tiles' order key, colour state, empty cells, and
     columns after rows."""
-    column = 1 if window[0] >= n else 0
-    return (window[6] * 4 + window[4] + 1) * 8 + window[5] + (column << COLUMN_BIT)
+    column = 1 if window[LINE] >= n else 0
+    return (window[ORDER_KEY] * 4 + window[STATE] + 1) * 8 + window[EMPTIES] + (column << COLUMN_BIT)
 
 
 @numba.njit(cache=True)
@@ -206,16 +210,16 @@ def _pairs(windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_b
     hand, which orders the classes for the players."""
     bound = 0
     for w in range(len(windows)):
-        bound += combos_of[windows[w, 5] + 1] - combos_of[windows[w, 5]]
+        bound += combos_of[windows[w, EMPTIES] + 1] - combos_of[windows[w, EMPTIES]]
     pair_window = np.empty(bound, dtype=np.int64)
     pair_combo = np.empty(bound, dtype=np.int64)
     pair_points = np.empty(bound, dtype=np.int64)
     class_first = np.full(16, np.iinfo(np.int64).max, dtype=np.int64)
     count = 0
     for w in range(len(windows)):
-        length, key, state, empties = windows[w, 2], windows[w, 3], windows[w, 4], windows[w, 5]
+        length, key, state, empties = windows[w, LENGTH], windows[w, KEY], windows[w, STATE], windows[w, EMPTIES]
         window_code = (state + 1) + 4 * (length == MAX_HAND) + 8 * (empties == RACK_SIZE)
-        count_class = 8 * (windows[w, 0] >= n) + empties
+        count_class = 8 * (windows[w, LINE] >= n) + empties
         code = _group_code(windows[w], n)
         for c in range(combos_of[empties], combos_of[empties + 1]):
             fits = True
@@ -245,7 +249,7 @@ def _players_order(windows, pair_window, class_first, n: int) -> np.ndarray:
     key = np.empty(len(pair_window), dtype=np.int64)
     for k in range(len(pair_window)):
         window = windows[pair_window[k]]
-        count_class = 8 * (window[0] >= n) + window[5]
+        count_class = 8 * (window[LINE] >= n) + window[EMPTIES]
         key[k] = (rank[count_class] << CLASS_SHIFT) + _group_code(window, n)
     return np.argsort(key, kind="mergesort")
 
@@ -334,7 +338,7 @@ def generate_moves(values, colours, rack_size, template_faces, start, count, ord
     m = 0
     for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
         w, c = pair_window[k], pair_combo[k]
-        empties = windows[w, 5]
+        empties = windows[w, EMPTIES]
         for r in range(start[c], start[c] + count[c]):
             gained = 0
             for i in range(empties):
