@@ -29,8 +29,7 @@ from tabletop.envs.kings_cribbage.movegen import generate_moves
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND, kind_colour, kind_of
 
 GAME = "kings_cribbage"
-NEUTRAL_RNG = np.random.Generator(np.random.PCG64(0)).bit_generator.state  # a moves-mode position never draws
-                                                                            # before the policy has chosen
+NEUTRAL_RNG = np.random.Generator(np.random.PCG64(0)).bit_generator.state  # the rebuilt position never draws
 
 
 def is_tiles_table(env: EnvSpec) -> bool:
