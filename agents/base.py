@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tabletop.envs import EnvSpec
 
 
 @runtime_checkable
@@ -37,6 +40,16 @@ def observation_for(agent: Agent, env: Any, state: Any, seat: int, out: np.ndarr
     if not agent.needs_observation:
         return None
     return env.observer_for(getattr(agent, "observation_options", None)).encode(state, seat, out=out)
+
+
+UNSEEN_BY_POLICY = ("render_mode", "illegal_action", "reward")  # arguments that change nothing a policy reads
+
+
+def policy_key(spec: EnvSpec) -> dict:
+    """The arguments that change what a policy plays: all but rendering, illegal-action handling, reward and
+    observation feature groups (a policy encodes its own)."""
+    unseen = (*UNSEEN_BY_POLICY, *spec.definition.observer_options({}))
+    return {k: v for k, v in spec.resolved().items() if k not in unseen}
 
 
 class RandomAgent:

@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.agents.base import Agent
+from tabletop.agents.base import Agent, policy_key
 from tabletop.agents.kings_cribbage import _layout
-from tabletop.agents.registry import policy_key
 from tabletop.envs import EnvSpec
 from tabletop.envs.kings_cribbage.movegen import generate_moves
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND, kind_colour, kind_of

@@ -13,12 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tabletop.agents.base import Agent, RandomAgent
+from tabletop.agents.base import Agent, RandomAgent, policy_key
 from tabletop.agents.extras import require
 from tabletop.envs import EnvSpec
 
 PRETRAINED = "pretrained"
-UNSEEN_BY_POLICY = ("render_mode", "illegal_action", "reward")  # arguments that change nothing a policy reads
 
 
 def game_of(env_id: str) -> str:
@@ -41,13 +40,6 @@ def pretrained_folders() -> list[Path]:
     """Every shipped export folder (`agents/pretrained/<name>/`, holding model.onnx and metadata.json)."""
     root = Path(str(resources.files("tabletop.agents").joinpath(PRETRAINED)))
     return sorted(meta.parent for meta in root.glob("*/metadata.json"))
-
-
-def policy_key(spec: EnvSpec) -> dict:
-    """The arguments that change what a policy plays: all but rendering, illegal-action handling, reward and
-    observation feature groups (a policy encodes its own)."""
-    unseen = (*UNSEEN_BY_POLICY, *spec.definition.observer_options({}))
-    return {k: v for k, v in spec.resolved().items() if k not in unseen}
 
 
 def _plays_through_adapter(trained: EnvSpec, env: EnvSpec) -> bool:

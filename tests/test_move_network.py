@@ -132,10 +132,12 @@ def test_a_warm_started_moves_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_pat
         play_legal_game(make_agent(MOVES, agent_spec), MOVES, seed=3)
 
 
-def test_the_shipped_kings_cribbage_policy_is_the_pretrained_spec_of_moves_mode_only(play_legal_game):
-    """`pretrained` for kings_cribbage_v0 resolves with action_mode='moves' (what the policy reads); the default
-    tiles mode gets an error that names the shipped configuration."""
+def test_the_shipped_kings_cribbage_policy_is_the_pretrained_spec_of_both_action_modes(play_legal_game):
+    """`pretrained` for kings_cribbage_v0 resolves with action_mode='moves' (what the policy reads) and, through
+    its tiles-mode adapter, in the default tiles mode; another board gets an error naming what is shipped."""
     spec = EnvSpec("kings_cribbage_v0", {"num_players": 2, "action_mode": "moves"})
     play_legal_game(make_agent(spec, "pretrained"), spec, seed=5, seats=None)
+    tiles = EnvSpec("kings_cribbage_v0")
+    play_legal_game(make_agent(tiles, "pretrained"), tiles, seed=5, seats=None)
     with pytest.raises(ValueError, match=r"no pretrained policy for kings_cribbage_v0.*action_mode='moves'"):
-        make_agent(EnvSpec("kings_cribbage_v0"), "pretrained")
+        make_agent(EnvSpec("kings_cribbage_v0", {"board_size": 5}), "pretrained")
