@@ -19,7 +19,6 @@ from typing import Callable
 
 import numpy as np
 
-from tabletop.agents.extras import MissingExtra, require
 from tabletop.envs import EnvSpec
 
 PETTINGZOO_CLASSIC = {
@@ -107,6 +106,8 @@ def openspiel_play(name: str, games: int, seed: int = 0) -> Throughput:
 
 
 def baseline_env(name: str, **kwargs):
+    from tabletop.agents.extras import require  # here: scripts/bench_commit.py runs these loops on older engines
+
     if name not in PETTINGZOO_CLASSIC:
         raise ValueError(f"unknown baseline {name!r}; allowed: {', '.join(allowed_baselines())}")
     require(f"the {name} baseline", "pygame")  # every PettingZoo classic module imports it
@@ -123,6 +124,8 @@ def _import_openspiel():
     try:
         import pyspiel
     except ModuleNotFoundError:
+        from tabletop.agents.extras import MissingExtra
+
         raise MissingExtra("an OpenSpiel baseline needs OpenSpiel: pip install open-spiel", name="pyspiel") from None
     return pyspiel
 
@@ -137,10 +140,9 @@ def _loops(env: EnvSpec, baselines: list[str], games: int, baseline_games: int) 
     for name in baselines:
         if name.startswith(OPENSPIEL):
             game = name[len(OPENSPIEL):]
+            pyspiel = _import_openspiel()
             try:
-                _import_openspiel().load_game(game)
-            except MissingExtra:
-                raise
+                pyspiel.load_game(game)
             except Exception:  # noqa: BLE001 - pyspiel raises its own error for an unknown game
                 raise ValueError(f"unknown OpenSpiel game {game!r} (pyspiel.registered_names() lists them)") from None
             loops.append(("engine", baseline_games, lambda count, s, g=game: openspiel_play(g, count, s), Throughput(f"{name} engine")))
