@@ -12,7 +12,6 @@ from typing import Any, Mapping
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from tabletop.envs.core.errors import IllegalActionError
 from tabletop.envs.core.params import Param, Parameters
@@ -215,8 +214,3 @@ def offending_team(game, seat: int) -> np.ndarray:
         return np.ones(game.num_players, dtype=bool)
     team_of = getattr(game, "team_of", None)
     return team_of == team_of[seat] if team_of is not None else seats == seat
-
-
-def wrap(env: TabletopEnv) -> AECEnv:
-    """PettingZoo's standard order check, as the classic environments apply it."""
-    return wrappers.OrderEnforcingWrapper(env)

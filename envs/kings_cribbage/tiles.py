@@ -78,8 +78,3 @@ def cell_name(cell: int, size: int) -> str:
     """Chess-like: column letter then row number, row 1 at the top ('H7')."""
     row, col = divmod(cell, size)
     return f"{column_letter(col)}{row + 1}"
-
-
-def full_set() -> list[int]:
-    """Every tile of the game as a kind, four of each."""
-    return [k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND)]
