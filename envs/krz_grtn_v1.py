@@ -3,11 +3,11 @@
 from tabletop.envs.core import GameDefinition, entry_points
 from tabletop.envs.krz_grtn.observe import KrzGrtnObserver
 from tabletop.envs.krz_grtn.render import KrzGrtnRenderer
-from tabletop.envs.krz_grtn.rules import KrzGrtn
+from tabletop.envs.krz_grtn.rules import KrzGrtnGame
 
 DEFINITION = GameDefinition(
     "krz_grtn_v1",
-    KrzGrtn,
+    KrzGrtnGame,
     KrzGrtnObserver,
     KrzGrtnRenderer,
     "KRZ GRTN for 2-6 players, cooperative: one shared team reward (+1 per level passed with reward=\"score\").",

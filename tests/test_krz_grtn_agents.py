@@ -8,7 +8,7 @@ from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, p
 from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
-from tabletop.envs.krz_grtn.rules import RETURN, KrzGrtn
+from tabletop.envs.krz_grtn.rules import RETURN, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
 from tabletop.train.evaluation.tournament import run_tournament
 from test_krz_grtn_support import load, scenario
@@ -22,7 +22,7 @@ def test_registry_finds_the_heuristic():
 
 def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
     """Five players, level 1: GR_N (green), W K (walk), LV (the pose), PD (pedestrian)."""
-    game = KrzGrtn(num_players=5)
+    game = KrzGrtnGame(num_players=5)
     data = scenario(game, ["BCDFG", "ST", "RST", "L", "M"], phase="guess", clues=["", "GR_N", "W_K", "LV", "PD"],
                     candidates=["cat", "pedestrian light", "dog"], target_position=1, clues_done=4)
     state = load(game, data)
@@ -47,7 +47,7 @@ def test_giver_spells_the_skeleton_with_as_few_letters_as_needed():
 
 
 def test_giver_plays_a_whole_clue_through_the_mask():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = load(game, scenario(game, ["BCDFG", "PDRSTK", "HKLMN"], phase="clue"))
     giver = SkeletonTeammate(seed=0)
     while state.current_player == 1:
@@ -56,7 +56,7 @@ def test_giver_plays_a_whole_clue_through_the_mask():
 
 
 def test_returns_give_back_the_least_useful_letters():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     data = scenario(game, ["BC", "QXRRSTNLDG", "MNPRS"], lives=4)
     data.update(phase="return", current_player=1, after_draws="vote", draw_amount=2, draw_queue=[2])
     state = load(game, data)

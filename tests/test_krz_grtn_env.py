@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn.rules import KrzGrtn
+from tabletop.envs.krz_grtn.rules import KrzGrtnGame
 from tabletop.envs.krz_grtn_v1 import raw_env
 from test_krz_grtn_support import load, random_states, scenario
 
@@ -84,7 +84,7 @@ def test_omniscient_mode_and_state_include_hidden_facts():
 
 
 def test_action_to_string_names_tiles_and_pictures():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = load(game, scenario(game, ["BCDFG", "ST", "RST"], phase="guess", clues=["", "GR_N", "W_K"],
                                 candidates=["pedestrian light", "cat", "dog"], target_position=0, clues_done=2))
     assert state.action_to_string(act.guess(2)) == "point at picture 3 (dog)"

@@ -11,12 +11,12 @@ import pytest
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.observe import KrzGrtnObserver
 from tabletop.envs.krz_grtn.pictures import NUM_CARDS
-from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, KrzGrtn
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import LETTERS, TOTAL_LETTERS
 from test_krz_grtn_support import random_states
 
 
-def brute_force_mask(data: dict, game: KrzGrtn) -> np.ndarray:
+def brute_force_mask(data: dict, game: KrzGrtnGame) -> np.ndarray:
     """Legality from the JSON text alone: which sub-step can still lead to a finished turn."""
     mask = np.zeros(game.num_actions, dtype=np.int8)
     n, x, seat = data["num_players"], data["x"], data["current_player"]
@@ -45,7 +45,7 @@ def brute_force_mask(data: dict, game: KrzGrtn) -> np.ndarray:
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_masks_equal_brute_force_and_never_lead_to_a_dead_end(n):
-    game = KrzGrtn(num_players=n)
+    game = KrzGrtnGame(num_players=n)
     checked = 0
     for state, action in random_states(n, games=25, seed=n):
         mask = state.legal_action_mask()
@@ -94,7 +94,7 @@ def test_fuzz_invariants(n, variant):
 
 # --- hidden information ----------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
-def _observer(game: KrzGrtn, omniscient: bool) -> KrzGrtnObserver:
+def _observer(game: KrzGrtnGame, omniscient: bool) -> KrzGrtnObserver:
     return KrzGrtnObserver(game, omniscient)
 
 
@@ -211,7 +211,7 @@ def test_x_cannot_tell_which_picture_is_the_target(n):
 
 
 def test_views_hold_only_what_the_seat_knows():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = game.new_initial_state(np.random.default_rng(0))
     x_view, giver_view = state.view(0), state.view(1)
     assert x_view["role"] == "X" and x_view["target"] is None and "supplies" not in x_view

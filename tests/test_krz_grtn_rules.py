@@ -8,7 +8,7 @@ import pytest
 from tabletop.envs.core import IllegalActionError, ParameterError
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
-from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, VOTE, KrzGrtn
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, VOTE, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, counts_string
 from test_krz_grtn_support import load, scenario
 
@@ -26,7 +26,7 @@ def lay(state, text: str) -> None:
 # --- setup ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_setup_five_letters_and_two_blanks_each_level_one_and_five_lives(n):
-    state = KrzGrtn(num_players=n).new_initial_state(np.random.default_rng(n))
+    state = KrzGrtnGame(num_players=n).new_initial_state(np.random.default_rng(n))
     assert [state.letters(p) for p in range(n)] == [5] * n
     assert state.blanks == [2] * n
     assert int(state.bag.sum()) == 56 - 5 * n
@@ -45,7 +45,7 @@ def test_letter_tiles_are_the_ruled_consonants():
 
 @pytest.mark.parametrize("blanks", [0, 1])
 def test_too_easy_fewer_blanks(blanks):
-    state = KrzGrtn(blanks_per_player=blanks).new_initial_state(np.random.default_rng(0))
+    state = KrzGrtnGame(blanks_per_player=blanks).new_initial_state(np.random.default_rng(0))
     assert state.blanks == [blanks] * 4
     state.apply(act.VOTE_NO)
     assert state.phase == CLUE
@@ -53,7 +53,7 @@ def test_too_easy_fewer_blanks(blanks):
 
 
 def test_the_cut_moves_top_cards_to_the_bottom_before_the_target_is_turned_up():
-    state = KrzGrtn().new_initial_state(np.random.default_rng(7))
+    state = KrzGrtnGame().new_initial_state(np.random.default_rng(7))
     shuffled = np.random.default_rng(7).permutation(NUM_CARDS).tolist()  # the deal's first random draw
     after = state.deck + [state.target // 2]  # the deck just before the target was taken off the top
     rotations = [shuffled[-k:] + shuffled[:-k] for k in range(1, NUM_CARDS)]
@@ -62,7 +62,7 @@ def test_the_cut_moves_top_cards_to_the_bottom_before_the_target_is_turned_up():
 
 # --- the Life! vote --------------------------------------------------------------------------------------
 def test_unanimous_life_costs_a_life_and_gives_each_giver_two_letters_then_votes_again():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "HKLMN", "PRSTV", "WRSTL"]))
     for seat in (1, 2, 3):
         assert state.current_player == seat
@@ -74,7 +74,7 @@ def test_unanimous_life_costs_a_life_and_gives_each_giver_two_letters_then_votes
 
 
 def test_one_no_ends_the_vote_without_spending_a_life():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "HKLMN", "PRSTV", "WRSTL"]))
     state.apply(act.VOTE_YES)
     state.apply(act.VOTE_NO)
@@ -83,7 +83,7 @@ def test_one_no_ends_the_vote_without_spending_a_life():
 
 
 def test_a_giver_short_of_two_letters_forces_life():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = load(game, scenario(game, ["BCDFG", "HKLMN", "P"]))
     for _ in range(2):
         mask = state.legal_action_mask()
@@ -94,7 +94,7 @@ def test_a_giver_short_of_two_letters_forces_life():
 
 
 def test_life_draws_respect_the_tile_limit_with_the_players_choice():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = load(game, scenario(game, ["BC", "BCDFGHKL", "MNPRS"]))
     state.apply(act.VOTE_YES)
     state.apply(act.VOTE_YES)
@@ -112,7 +112,7 @@ def test_life_draws_respect_the_tile_limit_with_the_players_choice():
 
 # --- making clues ----------------------------------------------------------------------------------------
 def test_a_clue_needs_two_letters_and_blanks_do_not_count():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     state = load(game, scenario(game, ["BCDFG", "GRNST", "HKLMN"], phase="clue"))
     mask = state.legal_action_mask()
     assert [act.describe(a) for a in np.flatnonzero(mask)] == [
@@ -128,7 +128,7 @@ def test_a_clue_needs_two_letters_and_blanks_do_not_count():
 
 
 def test_no_passing_a_giver_with_every_tile_laid_can_only_finish():
-    game = KrzGrtn(num_players=2, blanks_per_player=1)
+    game = KrzGrtnGame(num_players=2, blanks_per_player=1)
     state = load(game, scenario(game, ["BCDFG", "KL"], phase="clue"))
     for ch in "K_L":
         state.apply(add(ch))
@@ -136,7 +136,7 @@ def test_no_passing_a_giver_with_every_tile_laid_can_only_finish():
 
 
 def test_givers_clue_in_turn_then_decoys_are_revealed_up_to_a_and_shuffled():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "GRNST", "WKLMN", "PDRST"], phase="clue", x=2))
     assert state.current_player == 3 and len(state.candidates) == 1
     deck_before = len(state.deck)
@@ -150,7 +150,7 @@ def test_givers_clue_in_turn_then_decoys_are_revealed_up_to_a_and_shuffled():
 
 
 def test_the_target_lands_on_every_position_across_seeds():
-    game = KrzGrtn(num_players=2)
+    game = KrzGrtnGame(num_players=2)
     positions = set()
     for seed in range(40):
         state = load(game, scenario(game, ["BCDFG", "GRNST"], phase="clue"), seed)
@@ -170,7 +170,7 @@ GUESS_TABLE = dict(
 
 
 def test_pass_returns_letters_keeps_blanks_givers_draw_b_and_x_moves_clockwise():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], **GUESS_TABLE))
     bag_before = int(state.bag.sum())
     state.apply(act.guess(0))
@@ -184,7 +184,7 @@ def test_pass_returns_letters_keeps_blanks_givers_draw_b_and_x_moves_clockwise()
 
 
 def test_fail_costs_a_life_no_draws_same_level_and_x_moves_on():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], **GUESS_TABLE))
     state.apply(act.guess(2))
     assert state.level_index == 0 and state.lives == 4 and state.x == 1
@@ -193,7 +193,7 @@ def test_fail_costs_a_life_no_draws_same_level_and_x_moves_on():
 
 
 def test_fail_with_no_life_left_loses():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], lives=0, **GUESS_TABLE))
     state.apply(act.guess(1))
     assert state.phase == OVER and state.current_player == -1 and state.returns().tolist() == [-1.0] * 4
@@ -201,14 +201,14 @@ def test_fail_with_no_life_left_loses():
 
 
 def test_no_vote_without_a_life_card():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     state = load(game, scenario(game, ["BCDFG", "ST", "RST", "LN"], lives=1, **GUESS_TABLE))
     state.apply(act.guess(1))
     assert state.lives == 0 and state.phase == CLUE and state.current_player == 2
 
 
 def test_a_giver_without_two_letters_and_no_life_loses():
-    game = KrzGrtn(num_players=3)
+    game = KrzGrtnGame(num_players=3)
     table = dict(GUESS_TABLE, clues=["", "GR_N", "W_K"], clues_done=2, level_index=4,
                  candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat"])  # A = 7 on level 5
     state = load(game, scenario(game, ["B", "ST", "RST"], lives=0, **table))
@@ -218,7 +218,7 @@ def test_a_giver_without_two_letters_and_no_life_loses():
 
 
 def test_the_tile_limit_after_passing_returns_tiles_of_the_players_choice():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     table = dict(GUESS_TABLE, clues=["", "GR", "W_K", "PD"])  # seat 1 owns 6 + 2 = 8 letters, the limit
     state = load(game, scenario(game, ["BCDFG", "BCDFGK", "RST", "L"], **table))
     state.apply(act.guess(0))
@@ -232,7 +232,7 @@ def test_the_tile_limit_after_passing_returns_tiles_of_the_players_choice():
 
 
 def test_passing_level_six_wins():
-    game = KrzGrtn(num_players=4)
+    game = KrzGrtnGame(num_players=4)
     eight = ["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"]
     table = dict(GUESS_TABLE, candidates=eight)  # A = 8 on level 6
     state = load(game, scenario(game, ["BCDFG", "ST", "RST", "L"], level_index=5, lives=1, **table))
@@ -242,14 +242,14 @@ def test_passing_level_six_wins():
 
 
 def test_level_cards_set_a_and_b():
-    game = KrzGrtn()
+    game = KrzGrtnGame()
     assert [game.candidates_at(i) for i in range(6)] == [3, 4, 5, 6, 7, 8]
     assert [game.draws_at(i) for i in range(6)] == [3, 3, 2, 2, 1, 0]
 
 
 # --- Too easy? skipping lower levels -----------------------------------------------------------------------
 def test_skipping_lower_levels_plays_six_levels_from_the_higher_cards():
-    game = KrzGrtn(num_players=2, levels=(3, 4, 5, 5, 6, 6))
+    game = KrzGrtnGame(num_players=2, levels=(3, 4, 5, 5, 6, 6))
     assert [game.candidates_at(i) for i in range(6)] == [5, 6, 7, 7, 8, 8]
     state = load(game, scenario(game, ["BCDFG", "GRNST"], phase="clue"))
     lay(state, "GR")
@@ -266,11 +266,11 @@ def test_skipping_lower_levels_plays_six_levels_from_the_higher_cards():
 )
 def test_bad_level_sequences_are_refused(levels):
     with pytest.raises(ParameterError, match="ascending"):
-        KrzGrtn(levels=levels)
+        KrzGrtnGame(levels=levels)
 
 
 def test_level_sequences_from_json_or_yaml_lists_are_accepted():
-    assert KrzGrtn(levels=[3, 4, 5, 5, 6, 6]).levels == (3, 4, 5, 5, 6, 6)
+    assert KrzGrtnGame(levels=[3, 4, 5, 5, 6, 6]).levels == (3, 4, 5, 5, 6, 6)
 
 
 @pytest.mark.parametrize(
@@ -283,11 +283,11 @@ def test_level_sequences_from_json_or_yaml_lists_are_accepted():
 )
 def test_letters_and_tile_limit_must_fit_the_56_tiles(kwargs, allowed):
     with pytest.raises(ParameterError, match=allowed):
-        KrzGrtn(**kwargs)
+        KrzGrtnGame(**kwargs)
 
 
 def test_json_scenarios_must_account_for_every_tile():
-    game = KrzGrtn(num_players=2)
+    game = KrzGrtnGame(num_players=2)
     data = scenario(game, ["BCDFG", "GRNST"])
     data["bag"] = data["bag"][1:]
     with pytest.raises(ValueError, match="56"):

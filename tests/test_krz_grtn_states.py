@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from tabletop.agents.krz_grtn import SkeletonTeammate
 from tabletop.envs.core import IllegalActionError, InvalidStateError
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, CONCEPTS
-from tabletop.envs.krz_grtn.rules import KrzGrtn
+from tabletop.envs.krz_grtn.rules import KrzGrtnGame
 from tabletop.envs.krz_grtn.saved import CARD_FIELDS, KEYS, LETTER_FIELDS
 from tabletop.envs.krz_grtn.tiles import LETTERS, counts_string, parse_counts
 from tabletop.envs.krz_grtn_v1 import raw_env
 
-GAME = KrzGrtn(num_players=4)
+GAME = KrzGrtnGame(num_players=4)
 CONFIGS = (
     {"num_players": 2},
     {"num_players": 3},
@@ -38,7 +38,7 @@ CONFIGS = (
 )
 
 
-def play(game: KrzGrtn, seed: int, explore: float = 0.15):
+def play(game: KrzGrtnGame, seed: int, explore: float = 0.15):
     """Yield the JSON of every state of one seeded game: skeleton team, a random legal move with odds `explore`."""
     rng = np.random.default_rng(seed)
     team = SkeletonTeammate(seed=seed)
@@ -93,11 +93,11 @@ def base(kind: str) -> dict:
     return json.loads(bases()[kind])
 
 
-def load(data: dict, game: KrzGrtn = GAME):
+def load(data: dict, game: KrzGrtnGame = GAME):
     return game.state_from_json(data)
 
 
-def refused(data: dict, game: KrzGrtn = GAME) -> InvalidStateError:
+def refused(data: dict, game: KrzGrtnGame = GAME) -> InvalidStateError:
     with pytest.raises(InvalidStateError) as caught:
         load(data, game)
     return caught.value
@@ -331,7 +331,7 @@ def test_the_base_states_cover_every_phase_drawing_round_and_ending():
 def test_every_visited_state_of_seeded_games_loads_and_round_trips():
     checked = 0
     for config in CONFIGS:
-        game = KrzGrtn(**config)
+        game = KrzGrtnGame(**config)
         for seed in range(3):
             for data in play(game, seed):
                 back = game.state_from_json(data)
@@ -368,7 +368,7 @@ def test_the_env_refuses_an_impossible_state_and_keeps_its_game():
 
 
 def test_a_state_for_another_player_count_is_refused_by_its_config():
-    data = next(play(KrzGrtn(num_players=2), 0))
+    data = next(play(KrzGrtnGame(num_players=2), 0))
     assert refused(data).field == "config"
 
 
@@ -410,7 +410,7 @@ def pool() -> tuple[tuple[int, str], ...]:
     states = []
     for index, config in enumerate(CONFIGS):
         for seed in range(3):
-            visited = list(play(KrzGrtn(**config), 100 + seed))
+            visited = list(play(KrzGrtnGame(**config), 100 + seed))
             rare = [d for d in visited if d["phase"] in ("return", "guess", "over", "vote")]
             states += [(index, json.dumps(d)) for d in visited[::25] + rare[::3]]
     return tuple(states)
@@ -484,7 +484,7 @@ def mutated(draw):
 @given(mutated())
 def test_a_mutated_state_loads_and_round_trips_or_is_refused(case):
     index, data = case
-    game = KrzGrtn(**CONFIGS[index])
+    game = KrzGrtnGame(**CONFIGS[index])
     try:
         state = game.state_from_json(data)
     except InvalidStateError:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, CONCEPTS, NUM_CARDS
-from tabletop.envs.krz_grtn.rules import KrzGrtn
+from tabletop.envs.krz_grtn.rules import KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
 
 
 def scenario(
-    game: KrzGrtn,
+    game: KrzGrtnGame,
     supplies: list[str],
     *,
     phase: str = "vote",
@@ -83,13 +83,13 @@ def scenario(
     }
 
 
-def load(game: KrzGrtn, data: dict, seed: int = 0):
+def load(game: KrzGrtnGame, data: dict, seed: int = 0):
     return game.state_from_json(data, np.random.default_rng(seed))
 
 
 def random_states(num_players: int, games: int, seed: int, **kwargs):
     """Yield (state, next action) along seeded uniformly random games."""
-    game = KrzGrtn(num_players=num_players, **kwargs)
+    game = KrzGrtnGame(num_players=num_players, **kwargs)
     rng = np.random.default_rng(seed)
     for g in range(games):
         state = game.new_initial_state(np.random.default_rng(seed * 10_000 + g))

@@ -23,7 +23,7 @@ from tabletop.envs.core import Layout, Parameters
 from tabletop.envs.core.params import feature_groups
 from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
-from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtn, KrzState
+from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtnGame, KrzGrtnState
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, LETTERS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS, skeleton
 from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_fit, word_skeletons
 
@@ -112,7 +112,7 @@ def letter_extensions(concept: int, letters: str) -> np.ndarray:
     return out
 
 
-def most_letters_owned(game: KrzGrtn) -> int:
+def most_letters_owned(game: KrzGrtnGame) -> int:
     """A seat may exceed the tile limit by one draw (then it returns tiles, the RETURN phase)."""
     return min(game.tile_limit + max(game.life_letters, *game.level_draws), TOTAL_LETTERS)
 
@@ -122,7 +122,7 @@ FEATURE_GROUPS = {ROLES: "`role_globals`, `letter_facts` and `pair_match`: lette
                   "`roles` network"}
 
 
-def private_layout(game: KrzGrtn, features: tuple[str, ...] = ()) -> Layout:
+def private_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     layout = Layout.of(
         ("role", 2, "1 at [0] if this seat is X (the guesser), at [1] if it is a clue giver"),
@@ -148,7 +148,7 @@ def private_layout(game: KrzGrtn, features: tuple[str, ...] = ()) -> Layout:
     return layout + roles_layout(game) if ROLES in features else layout
 
 
-def roles_layout(game: KrzGrtn) -> Layout:
+def roles_layout(game: KrzGrtnGame) -> Layout:
     n, c = game.num_players, game.max_candidates
     return Layout.of(
         ("role_globals", len(ROLE_GLOBALS), "the same for every player count: " + "; ".join(ROLE_GLOBALS)),
@@ -159,7 +159,7 @@ def roles_layout(game: KrzGrtn) -> Layout:
     )
 
 
-def omniscient_layout(game: KrzGrtn, features: tuple[str, ...] = ()) -> Layout:
+def omniscient_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     return private_layout(game, features) + Layout.of(
         ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise", LETTER_RANGE),
@@ -176,14 +176,14 @@ class KrzGrtnObserver:
     parameters = Parameters(feature_groups(FEATURE_GROUPS))
     feature_groups = FEATURE_GROUPS
 
-    def __init__(self, game: KrzGrtn, omniscient: bool, features: tuple[str, ...] = ()):
+    def __init__(self, game: KrzGrtnGame, omniscient: bool, features: tuple[str, ...] = ()):
         self.game = game
         self.omniscient = omniscient
         self.roles = ROLES in features
         self.layout = (omniscient_layout if omniscient else private_layout)(game, features)
         self.s = {seg.name: self.layout.slice(seg.name) for seg in self.layout.segments}
 
-    def encode(self, state: KrzState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, state: KrzGrtnState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         game, s = self.game, self.s
         n = game.num_players
         if out is None:
@@ -225,7 +225,7 @@ class KrzGrtnObserver:
             self._hidden(state, seat, out)
         return out
 
-    def _role_facts(self, state: KrzState, seat: int, is_x: bool, out: np.ndarray) -> None:
+    def _role_facts(self, state: KrzGrtnState, seat: int, is_x: bool, out: np.ndarray) -> None:
         """`role_globals`, and `letter_facts` (a giver) or `pair_match` (laid-out pictures)."""
         game, s = self.game, self.s
         givers = state.givers()
@@ -264,7 +264,7 @@ class KrzGrtnObserver:
                 for k, clue in enumerate(clues):
                     block[c, k] = pair_match(concept, clue)
 
-    def _seats(self, state: KrzState, seat: int, block: np.ndarray) -> None:
+    def _seats(self, state: KrzGrtnState, seat: int, block: np.ndarray) -> None:
         n = self.game.num_players
         order = [(seat + slot) % n for slot in range(n)]
         givers = state.givers()
@@ -281,7 +281,7 @@ class KrzGrtnObserver:
         if tiles:
             flat[np.arange(len(tiles)) * NUM_TILE_KINDS + np.asarray(tiles)] = 1.0
 
-    def _hidden(self, state: KrzState, seat: int, out: np.ndarray) -> None:
+    def _hidden(self, state: KrzGrtnState, seat: int, out: np.ndarray) -> None:
         s, n = self.s, self.game.num_players
         order = [(seat + k) % n for k in range(n)]
         out[s["all_letters"]] = state.supply[order].ravel()

@@ -1,6 +1,6 @@
 """The table as text (`ansi`) and as a picture (`rgb_array`): level, lives, pictures laid out, clues.
 
-The text render of a seat shows only what that seat knows (`KrzState.view`); without a seat, and in the
+The text render of a seat shows only what that seat knows (`KrzGrtnState.view`); without a seat, and in the
 picture, the whole table as an onlooker behind every screen would see it (the target is marked).
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 from tabletop.envs.core.canvas import BLACK, FELT, GREY, LIGHT_GREY, PLAYER_COLORS, WHITE, Canvas
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
-from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, PHASES, KrzGrtn, KrzState
+from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, PHASES, KrzGrtnGame, KrzGrtnState
 from tabletop.envs.krz_grtn.tiles import BLANK, counts_string, tile_char, tiles_string
 
 CARD_W, CARD_H, GAP = 118, 84, 8
@@ -23,16 +23,16 @@ TILE_FACE = (245, 232, 200)
 class KrzGrtnRenderer:
     """Text for a seat (or the whole table) and the onlooker's picture."""
 
-    def __init__(self, game: KrzGrtn):
+    def __init__(self, game: KrzGrtnGame):
         self.game = game
 
-    def ansi(self, state: KrzState, seat: int | None = None) -> str:
+    def ansi(self, state: KrzGrtnState, seat: int | None = None) -> str:
         return ansi(state, seat)
 
-    def rgb(self, state: KrzState) -> np.ndarray:
+    def rgb(self, state: KrzGrtnState) -> np.ndarray:
         return rgb(state)
 
-    def describe(self, state: KrzState, action: int, seat: int | None = None) -> str | None:
+    def describe(self, state: KrzGrtnState, action: int, seat: int | None = None) -> str | None:
         """Votes, finished clues and guesses are public. A clue is laid behind the giver's screen until all
         clues are revealed, so another seat learns nothing of a tile added (not even how many: the private
         observation hides clue lengths), only that the clue is finished; a letter put back to the middle
@@ -47,7 +47,7 @@ class KrzGrtnRenderer:
         return state.action_to_string(action)
 
 
-def _header(state: KrzState) -> str:
+def _header(state: KrzGrtnState) -> str:
     game = state.game
     index = min(state.level_index, len(game.levels) - 1)
     return (
@@ -56,13 +56,13 @@ def _header(state: KrzState) -> str:
     )
 
 
-def _status(state: KrzState) -> str:
+def _status(state: KrzGrtnState) -> str:
     if state.phase == OVER:
         return ("WON: " if state.outcome > 0 else "LOST: ") + state.end_reason
     return f"X is player_{state.x} - {PHASES[state.phase]}: player_{state.current} to act"
 
 
-def ansi(state: KrzState, seat: int | None = None) -> str:
+def ansi(state: KrzGrtnState, seat: int | None = None) -> str:
     """The table as `seat` knows it: its own screen and clue, the target if a giver, the other seats'
     letter counts, their clues once laid out; everything if `seat` is None."""
     sees_target = seat is None or seat != state.x
@@ -86,7 +86,7 @@ def ansi(state: KrzState, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def rgb(state: KrzState) -> np.ndarray:
+def rgb(state: KrzGrtnState) -> np.ndarray:
     game = state.game
     cols = max(game.max_candidates, 4)
     width = GAP + cols * (CARD_W + GAP)
@@ -99,7 +99,7 @@ def rgb(state: KrzState) -> np.ndarray:
     return canvas.pixels
 
 
-def _pictures(canvas: Canvas, state: KrzState, top: int) -> None:
+def _pictures(canvas: Canvas, state: KrzGrtnState, top: int) -> None:
     """The laid-out pictures; before the layout, the target alone (face up for the givers)."""
     shown = state.candidates if state.phase == GUESS else ([state.target] if state.target >= 0 else [])
     for i, concept in enumerate(shown):
@@ -114,7 +114,7 @@ def _pictures(canvas: Canvas, state: KrzState, top: int) -> None:
             canvas.text(top + CARD_H - 14, left + CARD_W - 14, str(i + 1), BLACK, 2)
 
 
-def _clues(canvas: Canvas, state: KrzState, top: int) -> None:
+def _clues(canvas: Canvas, state: KrzGrtnState, top: int) -> None:
     """One row per seat: seat colour, role, and the clue tiles (hidden tiles shown while still laid)."""
     for seat in range(state.game.num_players):
         y = top + seat * (TILE + GAP)

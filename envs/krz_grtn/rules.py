@@ -80,7 +80,7 @@ PARAMETERS = Parameters(
 )
 
 
-class KrzGrtn:
+class KrzGrtnGame:
     """KRZ GRTN under one configuration. Every number a table could change is a parameter."""
 
     name = "krz_grtn_v1"
@@ -131,18 +131,18 @@ class KrzGrtn:
         """B on the level card at position `level_index` of the level deck."""
         return self.level_draws[self.levels[level_index] - 1]
 
-    def new_initial_state(self, rng: np.random.Generator) -> "KrzState":
-        return KrzState.deal(self, rng)
+    def new_initial_state(self, rng: np.random.Generator) -> "KrzGrtnState":
+        return KrzGrtnState.deal(self, rng)
 
-    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KrzState":
-        return KrzState.from_json(self, data, rng)
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KrzGrtnState":
+        return KrzGrtnState.from_json(self, data, rng)
 
 
-class KrzState:
+class KrzGrtnState:
     """One position. Letters are counts per kind; the bag is a multiset, so drawing from it is a
     fresh shuffle every time ("shuffle all the tiles there thoroughly")."""
 
-    def __init__(self, game: KrzGrtn, rng: np.random.Generator):
+    def __init__(self, game: KrzGrtnGame, rng: np.random.Generator):
         n = game.num_players
         self.game = game
         self.rng = rng
@@ -174,7 +174,7 @@ class KrzState:
 
     # --- setup -----------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, game: KrzGrtn, rng: np.random.Generator) -> "KrzState":
+    def deal(cls, game: KrzGrtnGame, rng: np.random.Generator) -> "KrzGrtnState":
         state = cls(game, rng)
         state.deck = [int(c) for c in rng.permutation(NUM_CARDS)]
         for seat in range(game.num_players):
@@ -458,12 +458,12 @@ class KrzState:
         return view
 
     # --- copies and JSON ---------------------------------------------------------------------------
-    def resample(self, seat: int, rng: np.random.Generator) -> "KrzState":
+    def resample(self, seat: int, rng: np.random.Generator) -> "KrzGrtnState":
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         return resample(self, seat, rng)
 
-    def clone(self) -> "KrzState":
-        other = KrzState.__new__(KrzState)
+    def clone(self) -> "KrzGrtnState":
+        other = KrzGrtnState.__new__(KrzGrtnState)
         other.__dict__.update(self.__dict__)
         other.rng = _copy_rng(self.rng)
         other.deck, other.discard = list(self.deck), list(self.discard)
@@ -478,7 +478,7 @@ class KrzState:
         return saved.write(self)
 
     @classmethod
-    def from_json(cls, game: KrzGrtn, data: dict[str, Any], rng: np.random.Generator | None) -> "KrzState":
+    def from_json(cls, game: KrzGrtnGame, data: dict[str, Any], rng: np.random.Generator | None) -> "KrzGrtnState":
         """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the checks:
         saved.py). With `"rng": null` later draws come from `rng` (else a fresh generator)."""
         position = saved.read(game, data)

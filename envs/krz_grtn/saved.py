@@ -109,7 +109,7 @@ class Position:
 
 # --- writing ---------------------------------------------------------------------------------------------------
 def write(state: Any) -> dict[str, Any]:
-    """A `KrzState` as JSON: letters as strings, pictures by concept name, deck entries by card number."""
+    """A `KrzGrtnState` as JSON: letters as strings, pictures by concept name, deck entries by card number."""
     return {
         "game": NAME,
         "config": state.game.config(),
