@@ -152,7 +152,11 @@ class KeepOptions(_PlacementHeuristic):
     def act(self, observation, action_mask, view):
         """Lay the chosen tile where the choose step planned it (the lookahead is not repeated)."""
         plan = self._plan
-        if view["phase"] == "place" and plan is not None and plan[:2] == (view["chosen_tile"], view["chosen_orientation"]):
+        if (
+            view["phase"] == "place"
+            and plan is not None
+            and plan[:2] == (view["chosen_tile"], view["chosen_orientation"])
+        ):
             layout = self._layouts.setdefault(view["grid_size"], ActionLayout(view["grid_size"]))
             if action_mask[layout.place(plan[2], plan[3])]:
                 return layout.place(plan[2], plan[3])

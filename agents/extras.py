@@ -11,10 +11,18 @@ from __future__ import annotations
 import importlib
 
 EXTRA_OF = {  # importable module -> the extra that installs it (None: no extra does)
-    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "yaml": "train",
-    "tensorboard": "train", "matplotlib": "train", "openskill": "train",
-    "onnx": "export", "onnxruntime": "export",
-    "starlette": "web", "uvicorn": "web", "websockets": "web",
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "yaml": "train",
+    "tensorboard": "train",
+    "matplotlib": "train",
+    "openskill": "train",
+    "onnx": "export",
+    "onnxruntime": "export",
+    "starlette": "web",
+    "uvicorn": "web",
+    "websockets": "web",
     "ray": "rllib",
     "pygame": "dev",  # PettingZoo's classic envs (the bench baselines) import it
     "rlcard": None,  # PettingZoo's texas_holdem_v4 imports it
@@ -30,7 +38,9 @@ def missing(what: str, module: str) -> MissingExtra:
     extra = EXTRA_OF.get(module)
     if extra is None:
         return MissingExtra(f"{what} needs {module}, which no extra installs: pip install {module}", name=module)
-    return MissingExtra(f"{what} needs the {extra} extra ({module} is missing): pip install -e '.[{extra}]'", name=module)
+    return MissingExtra(
+        f"{what} needs the {extra} extra ({module} is missing): pip install -e '.[{extra}]'", name=module
+    )
 
 
 def require(what: str, *modules: str) -> None:

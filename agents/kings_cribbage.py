@@ -82,7 +82,9 @@ class _Planner:
         self._plan = (key, plan)
         return plan
 
-    def choice_scores(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+    def choice_scores(
+        self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]
+    ) -> np.ndarray:
         """What the move choice maximises: the value, unless a subclass looks further."""
         return self.value(points, actions, lengths, view)
 
@@ -188,7 +190,9 @@ class ReplyAgent(LeaveAgent):
         """Racks the next player might hold, drawn from the tiles this player cannot see."""
         occupied = view["values"] > 0
         on_board = kind_of(view["colours"][occupied].astype(np.int64), view["values"][occupied].astype(np.int64))
-        left = TILES_PER_KIND - np.bincount(np.concatenate([on_board, view["rack"]]).astype(np.int64), minlength=NUM_KINDS)
+        left = TILES_PER_KIND - np.bincount(
+            np.concatenate([on_board, view["rack"]]).astype(np.int64), minlength=NUM_KINDS
+        )
         for colour in (0, 1):  # a shown 6 may be a turned 9 and the other way round: count the pair together
             six, nine = kind_of(colour, 6), kind_of(colour, 9)
             pair = left[six] + left[nine]

@@ -90,12 +90,21 @@ def position_from_view(view: dict[str, Any], game: Any) -> dict[str, Any]:
         if len(bags[bag_of[seat]]) != view["bag_sizes"][seat]:
             raise ValueError(f"the view's bag sizes {view['bag_sizes']} do not match the tiles it leaves unseen")
     return {
-        "game": GAME, "config": game.config(),
-        "values": values.tolist(), "colours": colours.tolist(), "printed": printed.tolist(),
-        "racks": racks, "bags": bags,
-        "scores": [int(s) for s in view["scores"]], "deductions": [0] * n,
-        "current": me, "passes": int(view["passes"]), "terminal": False,
-        "pending": [], "marked": [], "rng": NEUTRAL_RNG,
+        "game": GAME,
+        "config": game.config(),
+        "values": values.tolist(),
+        "colours": colours.tolist(),
+        "printed": printed.tolist(),
+        "racks": racks,
+        "bags": bags,
+        "scores": [int(s) for s in view["scores"]],
+        "deductions": [0] * n,
+        "current": me,
+        "passes": int(view["passes"]),
+        "terminal": False,
+        "pending": [],
+        "marked": [],
+        "rng": NEUTRAL_RNG,
     }
 
 
@@ -127,11 +136,14 @@ class MovesPolicyAtTiles:
     def __init__(self, policy: Agent, table: EnvSpec, trained: EnvSpec):
         self.name = getattr(policy, "name", "moves policy")
         if not plays_at(trained, table):
-            raise ValueError(f"{self.name} was trained for {trained}: it plays only at the same game in "
-                             f"action_mode='moves' or, through this adapter, 'tiles'; the table is {table}")
+            raise ValueError(
+                f"{self.name} was trained for {trained}: it plays only at the same game in "
+                f"action_mode='moves' or, through this adapter, 'tiles'; the table is {table}"
+            )
         if trained.resolved()["observation_mode"] != "private":
-            raise ValueError(f"{self.name} reads omniscient observations; at a tiles-mode table it is given only "
-                             "its own seat's view")
+            raise ValueError(
+                f"{self.name} reads omniscient observations; at a tiles-mode table it is given only its own seat's view"
+            )
         twin = moves_twin(table, trained.resolved()["max_moves"])
         self.policy, self.table, self.twin = policy, table, twin
         self._env = twin.make_raw()  # its game loads the positions, its observer encodes them
@@ -145,8 +157,10 @@ class MovesPolicyAtTiles:
         plan = self._current_plan(view, done)
         action = plan[len(done)]
         if not action_mask[action]:  # an honest view and a legal choice never get here
-            raise ValueError(f"{self.name}: its move's next tiles-mode action {action} is masked (plan {plan}, "
-                             f"done {done}): the view and the mask disagree")
+            raise ValueError(
+                f"{self.name}: its move's next tiles-mode action {action} is masked (plan {plan}, "
+                f"done {done}): the view and the mask disagree"
+            )
         return int(action)
 
     def moves_state(self, view: dict[str, Any]) -> Any:
@@ -173,9 +187,20 @@ class MovesPolicyAtTiles:
         return tiles_actions(moves_view, int(self.policy.act(obs, mask, moves_view)))
 
     def _current_plan(self, view: dict[str, Any], done: list[int]) -> list[int]:
-        key = (view["values"].tobytes(), view["colours"].tobytes(), tuple(view["rack"]), view["player"],
-               tuple(view["scores"]), view["passes"])
-        if self._plan is not None and self._plan[0] == key and self._plan[1][: len(done)] == done and len(done) < len(self._plan[1]):
+        key = (
+            view["values"].tobytes(),
+            view["colours"].tobytes(),
+            tuple(view["rack"]),
+            view["player"],
+            tuple(view["scores"]),
+            view["passes"],
+        )
+        if (
+            self._plan is not None
+            and self._plan[0] == key
+            and self._plan[1][: len(done)] == done
+            and len(done) < len(self._plan[1])
+        ):
             return self._plan[1]
         plan = self.choose(view, done)
         self._plan = (key, plan)
@@ -193,7 +218,11 @@ def plays_at(trained: EnvSpec, table: EnvSpec) -> bool:
     """Whether a policy trained for `trained` plays at `table` through `MovesPolicyAtTiles`: `table` is in tiles
     mode and `trained` is the same game in moves mode (rendering, illegal-action handling, reward and observer
     options aside, as for every shipped policy)."""
-    if not (is_tiles_table(table) and trained.current_id == table.current_id and trained.resolved()["action_mode"] == "moves"):
+    if not (
+        is_tiles_table(table)
+        and trained.current_id == table.current_id
+        and trained.resolved()["action_mode"] == "moves"
+    ):
         return False
     return policy_key(trained) == policy_key(moves_twin(table, trained.resolved()["max_moves"]))
 
@@ -201,6 +230,10 @@ def plays_at(trained: EnvSpec, table: EnvSpec) -> bool:
 def at_table(policy: Agent, table: EnvSpec, trained: EnvSpec) -> Agent:
     """`policy`, trained for `trained`, ready for `table`: itself, or for a moves-mode policy at a tiles-mode table
     wrapped in `MovesPolicyAtTiles` (a ValueError when that table is another configuration)."""
-    if is_tiles_table(table) and trained.current_id == table.current_id and trained.resolved()["action_mode"] == "moves":
+    if (
+        is_tiles_table(table)
+        and trained.current_id == table.current_id
+        and trained.resolved()["action_mode"] == "moves"
+    ):
         return MovesPolicyAtTiles(policy, table, trained)
     return policy

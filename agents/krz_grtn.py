@@ -136,7 +136,9 @@ class SkeletonTeammate:
         return act.return_letter(int(candidates[np.argmin(worth)]))
 
     def _guess(self, mask: np.ndarray, view: dict[str, Any]) -> int:
-        scores = np.array([sum(clue_match(c, concept) for c in view["clues"].values()) for concept in view["candidates"]])
+        scores = np.array(
+            [sum(clue_match(c, concept) for c in view["clues"].values()) for concept in view["candidates"]]
+        )
         best = np.flatnonzero(scores == scores.max())
         return act.guess(int(best[self.rng.integers(best.size)]))
 

@@ -35,7 +35,9 @@ class OnnxAgent:
             folder = folder.parent
         model, meta_file = folder / MODEL_FILE, folder / METADATA_FILE
         if not (model.is_file() and meta_file.is_file()):
-            raise ValueError(f"no exported policy at {str(path)!r}: expected a folder with {MODEL_FILE} and {METADATA_FILE} (tabletop export)")
+            raise ValueError(
+                f"no exported policy at {str(path)!r}: expected a folder with {MODEL_FILE} and {METADATA_FILE} (tabletop export)"
+            )
         self.metadata = _read_metadata(meta_file)
         trained = EnvSpec(self.metadata["env_id"], self.metadata["env_kwargs"])
         if env_id is not None and EnvSpec(env_id).current_id != trained.current_id:
@@ -57,7 +59,9 @@ class OnnxAgent:
     def logits_and_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A batch: masked logits [batch, num_actions] and chosen actions [batch]; a ValueError names any bad input."""
         observations, action_masks = self.checked(observations, action_masks)
-        logits, actions = self.session.run(["logits", "action"], {"observation": observations, "action_mask": action_masks})
+        logits, actions = self.session.run(
+            ["logits", "action"], {"observation": observations, "action_mask": action_masks}
+        )
         chosen = action_masks[np.arange(len(actions)), actions]
         if not (chosen == 1).all():
             row = int(np.flatnonzero(chosen != 1)[0])
@@ -86,24 +90,30 @@ class OnnxAgent:
         if observations.ndim != 2 or observations.shape[1] != self.obs_size:
             raise ValueError(f"observations must have shape [batch, {self.obs_size}], got {list(observations.shape)}")
         if action_masks.shape != (observations.shape[0], self.num_actions):
-            raise ValueError(f"action masks must have shape [{observations.shape[0]}, {self.num_actions}], got {list(action_masks.shape)}")
+            raise ValueError(
+                f"action masks must have shape [{observations.shape[0]}, {self.num_actions}], got {list(action_masks.shape)}"
+            )
         bad = ~np.isfinite(observations)
         if bad.any():
             raise ValueError(f"{self._where(bad, observations)}: observations must be finite numbers")
         bad = (observations < self.low) | (observations > self.high)
         if bad.any():
             col = int(np.argwhere(bad)[0][1])
-            raise ValueError(f"{self._where(bad, observations)}, outside its range [{self.low[col]:g}, {self.high[col]:g}]")
+            raise ValueError(
+                f"{self._where(bad, observations)}, outside its range [{self.low[col]:g}, {self.high[col]:g}]"
+            )
         bad = (action_masks != 0) & (action_masks != 1)
         if bad.any():
             row, col = (int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"action_mask[{col}] = {action_masks[row, col]:g}: each entry must be 0 (illegal) or 1 (legal)")
+            raise ValueError(
+                f"action_mask[{col}] = {action_masks[row, col]:g}: each entry must be 0 (illegal) or 1 (legal)"
+            )
         if not (action_masks == 1).any(axis=1).all():
             raise ValueError("no legal action to choose from (all-zero action mask)")
         return observations.astype(np.float32), action_masks.astype(np.float32)
 
     def _where(self, bad: np.ndarray, observations: np.ndarray) -> str:
-        """"observation[1203] (segment 'scores') is inf" for the first True entry of `bad`."""
+        """ "observation[1203] (segment 'scores') is inf" for the first True entry of `bad`."""
         row, col = (int(i) for i in np.argwhere(bad)[0])
         prefix = f"observation[{col}]" if len(observations) == 1 else f"observations[{row}][{col}]"
         segment = f" (segment {self.segments[col]!r})" if self.segments is not None else ""
@@ -118,7 +128,11 @@ def _read_metadata(meta_file: Path) -> dict[str, Any]:
         raise ValueError(f"{meta_file} is not valid JSON: {err}") from None
     needed = {"env_id": None, "env_kwargs": None, "observation": "size", "actions": "count"}
     for key, inner in needed.items():
-        if not isinstance(meta, dict) or key not in meta or (inner and not (isinstance(meta[key], dict) and inner in meta[key])):
+        if (
+            not isinstance(meta, dict)
+            or key not in meta
+            or (inner and not (isinstance(meta[key], dict) and inner in meta[key]))
+        ):
             name = f"{key}.{inner}" if inner else key
             raise ValueError(f"{meta_file} is not the metadata `tabletop export` writes: it has no {name}")
     return meta
@@ -134,8 +148,15 @@ def _bounds(described: Any, size: int) -> tuple[np.ndarray, np.ndarray, list[str
         sized = [(d, int(np.prod(d["shape"], dtype=np.int64))) for d in described]
         segments = [d["name"] for d, n in sized for _ in range(n)]
         if len(segments) != size:
-            raise ValueError(f"metadata.json: the observation layout covers {len(segments)} numbers, not observation.size {size}")
+            raise ValueError(
+                f"metadata.json: the observation layout covers {len(segments)} numbers, not observation.size {size}"
+            )
         if all("low" in d and "high" in d for d in described):
-            layout = Layout(tuple(Segment(d["name"], tuple(d["shape"]), d.get("doc", ""), float(d["low"]), float(d["high"])) for d, _ in sized))
+            layout = Layout(
+                tuple(
+                    Segment(d["name"], tuple(d["shape"]), d.get("doc", ""), float(d["low"]), float(d["high"]))
+                    for d, _ in sized
+                )
+            )
             return *layout.bounds(), segments
     return np.full(size, -FLOAT32_MAX), np.full(size, FLOAT32_MAX), segments

@@ -109,7 +109,9 @@ class PolicyAgent:
 
     needs_observation = True
 
-    def __init__(self, policy: MaskableActorCriticPolicy, name: str = "ppo", seed: int | None = None, sample: bool = False):
+    def __init__(
+        self, policy: MaskableActorCriticPolicy, name: str = "ppo", seed: int | None = None, sample: bool = False
+    ):
         self.policy = policy
         self.name = name
         self.rng = np.random.default_rng(seed) if sample else None

@@ -5,4 +5,14 @@ from __future__ import annotations
 from tabletop.envs.core import IllegalActionError, InvalidStateError, ParameterError
 from tabletop.envs.registry import ENV_IDS, RETIRED_IDS, EnvSpec, definition, make, make_raw
 
-__all__ = ["ENV_IDS", "RETIRED_IDS", "EnvSpec", "IllegalActionError", "InvalidStateError", "ParameterError", "definition", "make", "make_raw"]
+__all__ = [
+    "ENV_IDS",
+    "RETIRED_IDS",
+    "EnvSpec",
+    "IllegalActionError",
+    "InvalidStateError",
+    "ParameterError",
+    "definition",
+    "make",
+    "make_raw",
+]

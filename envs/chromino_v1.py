@@ -6,7 +6,10 @@ from tabletop.envs.chromino.rules import ChrominoGame
 from tabletop.envs.core import GameDefinition, entry_points
 
 DEFINITION = GameDefinition(
-    "chromino_v1", ChrominoGame, ChrominoObserver, ChrominoRenderer,
+    "chromino_v1",
+    ChrominoGame,
+    ChrominoObserver,
+    ChrominoRenderer,
     "Chromino for 2-8 players (standard, junior, expert) or one (solo).",
 )
 raw_env, env = entry_points(DEFINITION)

@@ -10,6 +10,6 @@ DEFINITION = GameDefinition(
     KrzGrtnGame,
     KrzGrtnObserver,
     KrzGrtnRenderer,
-    "KRZ GRTN for 2-6 players, cooperative: one shared team reward (+1 per level passed with reward=\"score\").",
+    'KRZ GRTN for 2-6 players, cooperative: one shared team reward (+1 per level passed with reward="score").',
 )
 raw_env, env = entry_points(DEFINITION)

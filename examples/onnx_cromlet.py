@@ -1,7 +1,7 @@
 """Drive an exported Cromlet policy with onnxruntime and numpy only (docs/export.md).
 
-    tabletop export runs/cromlet --out exported/cromlet
-    python examples/onnx_cromlet.py exported/cromlet
+tabletop export runs/cromlet --out exported/cromlet
+python examples/onnx_cromlet.py exported/cromlet
 """
 
 import json

@@ -37,17 +37,27 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tree, shim = Path(tmp) / "tree", Path(tmp) / "shim" / "tabletop"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.commit], check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.commit], check=True
+        )
         try:
             shim.mkdir(parents=True)
             (shim / "__init__.py").write_text("")
             for folder in ("envs", "agents", "train"):
                 (shim / folder).symlink_to(tree / folder)
-            spec = {"game": args.game, "env_kwargs": json.loads(args.env_kwargs), "baselines": args.baseline or ["connect_four_v3"],
-                    "games": args.games, "baseline_games": args.baseline_games, "rounds": args.rounds}
+            spec = {
+                "game": args.game,
+                "env_kwargs": json.loads(args.env_kwargs),
+                "baselines": args.baseline or ["connect_four_v3"],
+                "games": args.games,
+                "baseline_games": args.baseline_games,
+                "rounds": args.rounds,
+            }
             env = {**os.environ, "PYTHONPATH": str(shim.parent)}
             bench = ROOT / "train" / "evaluation" / "bench.py"
-            return subprocess.run([sys.executable, "-c", RUN, str(bench), json.dumps(spec)], env=env, cwd=tmp).returncode
+            return subprocess.run(
+                [sys.executable, "-c", RUN, str(bench), json.dumps(spec)], env=env, cwd=tmp
+            ).returncode
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
 

@@ -93,12 +93,16 @@ def main(argv: list[str] | None = None) -> None:
     rows = summarise(record, range(15, 62, 2))
     layout = np.array(record["layout"])
     print(f"{args.games} games ({kinds}) in {seconds:.0f}s; player counts cycle {PLAYER_COUNTS}")
-    print(f"layout radius: median {np.median(layout):.0f}, 99th pct {np.percentile(layout, 99):.0f}, "
-          f"99.9th pct {np.percentile(layout, 99.9):.0f}, max {layout.max()}")
+    print(
+        f"layout radius: median {np.median(layout):.0f}, 99th pct {np.percentile(layout, 99):.0f}, "
+        f"99.9th pct {np.percentile(layout, 99.9):.0f}, max {layout.max()}"
+    )
     print(f"{'grid':>5} {'actions':>8} {'games fit':>10} {'turns w/ legal outside':>23} {'placements outside':>19}")
     for row in rows:
-        print(f"{row['grid']:>5} {row['actions']:>8} {row['games_fitting']:>10.4%} "
-              f"{row['turns_with_legal_placement_outside']:>23.4%} {row['placements_outside']:>19.4%}")
+        print(
+            f"{row['grid']:>5} {row['actions']:>8} {row['games_fitting']:>10.4%} "
+            f"{row['turns_with_legal_placement_outside']:>23.4%} {row['placements_outside']:>19.4%}"
+        )
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"games": args.games, "kinds": kinds, "table": rows, **record}, f)

@@ -16,7 +16,9 @@ def cromlet_onnx_dir(tmp_path_factory):
     spec = EnvSpec("cromlet_v0")
     env = spec.make_raw()
     agent = env.possible_agents[0]
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh"))
+    policy = build_policy(
+        env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh")
+    )
     out = tmp_path_factory.mktemp("cromlet_export")
     export_policy(policy, out, spec)
     return out

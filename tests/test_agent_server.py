@@ -106,7 +106,9 @@ def test_names_come_from_the_state_mid_turn(tmp_path):
     spec = EnvSpec("chromino_v1")
     env = spec.make_raw()
     agent = env.possible_agents[0]
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([16], "tanh"))
+    policy = build_policy(
+        env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([16], "tanh")
+    )
     export_policy(policy, tmp_path, spec)
     env.reset(seed=2)
     state = env.game_state
@@ -198,7 +200,7 @@ def test_the_onnx_graph_never_picks_a_masked_action(cromlet_onnx_dir):
     for row in observations:  # every row holds some of the hostile values, at random places
         spots = rng.choice(agent.obs_size, rng.integers(1, agent.obs_size), replace=False)
         row[spots] = rng.choice(fills, len(spots))
-    observations[:len(fills)] = np.array(fills, dtype=np.float32)[:, None]  # and some rows hold nothing else
+    observations[: len(fills)] = np.array(fills, dtype=np.float32)[:, None]  # and some rows hold nothing else
     masks = (rng.random((64, agent.num_actions)) < 0.05).astype(np.float32)
     masks[:, 0] = 0
     masks[np.arange(64), rng.integers(1, agent.num_actions, 64)] = 1
@@ -223,7 +225,10 @@ def test_an_export_without_recorded_ranges_still_refuses_what_float32_cannot_hol
     obs[0] = 1e30  # outside the real range, but the old export cannot know: answered, and legally
     assert mask[agent.act(obs, mask)] == 1
     obs[0] = 1e39
-    with pytest.raises(ValueError, match=r"observation\[0\] \(segment 'hand'\) is 1e\+39, outside its range \[-3.40282e\+38, 3.40282e\+38\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"observation\[0\] \(segment 'hand'\) is 1e\+39, outside its range \[-3.40282e\+38, 3.40282e\+38\]",
+    ):
         agent.act(obs, mask)
     for broken, message in [("{", "is not valid JSON"), ('{"env_id": "cromlet_v0"}', "it has no env_kwargs")]:
         (tmp_path / "metadata.json").write_text(broken)

@@ -20,7 +20,20 @@ from tabletop.train.serving import wire
 from tabletop.train.serving.agent_server import AgentServer
 
 LINES = int(os.environ.get("TABLETOP_FUZZ_LINES", "3000"))
-HOSTILE_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e39", "-1e39", "1e400", "1" * 400, "1" * 5000, "-0", "0.5", "2", "1e-400"]
+HOSTILE_NUMBERS = [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e39",
+    "-1e39",
+    "1e400",
+    "1" * 400,
+    "1" * 5000,
+    "-0",
+    "0.5",
+    "2",
+    "1e-400",
+]
 WRONG_VALUES = ['"x"', "true", "false", "null", "[]", "[0]", "{}", '{"a": 1}', '""']
 
 
@@ -105,7 +118,9 @@ class Fuzzer:
     def odd_id(self) -> bytes:
         _, obs, mask = self.pick(self.samples)
         literal = self.pick(["NaN", "[Infinity]", '"' + "x" * 10_000 + '"', "[[[[1]]]]", "-0", '{"a": null}'])
-        return ('{"id": ' + literal + ', "observation": ' + json.dumps(obs) + ', "action_mask": ' + json.dumps(mask) + "}").encode()
+        return (
+            '{"id": ' + literal + ', "observation": ' + json.dumps(obs) + ', "action_mask": ' + json.dumps(mask) + "}"
+        ).encode()
 
 
 def _strict(text: str):

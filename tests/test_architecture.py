@@ -182,8 +182,6 @@ def test_the_installed_package_works_beside_a_users_own_train_and_envs(tmp_path,
         "print(agent.act(obs['observation'], obs['action_mask'], env.unwrapped.view(env.agent_selection)))\n"
         "raise SystemExit(main(['tournament', 'cromlet_v0', 'random', 'greedy', '--games', '2', '--quiet']))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "script.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
-    )
+    done = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert re.search(r"^\d+$", done.stdout.splitlines()[0])

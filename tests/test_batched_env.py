@@ -53,8 +53,13 @@ def pools(config, weights, seed, games, sampling="uniform"):
     agent = probe.possible_agents[0]
     return [
         OpponentPool(
-            config.env, weights, 3, policy_kwargs(config.network.hidden, config.network.activation),
-            probe.observation_space(agent)["observation"], probe.action_space(agent), seed=seed + rank,
+            config.env,
+            weights,
+            3,
+            policy_kwargs(config.network.hidden, config.network.activation),
+            probe.observation_space(agent)["observation"],
+            probe.action_space(agent),
+            seed=seed + rank,
             sampling=sampling,
         )
         for rank in range(games)
@@ -63,12 +68,24 @@ def pools(config, weights, seed, games, sampling="uniform"):
 
 def both_paths(config, weights, games=3, seed=10, shaping=0.0, sampling="uniform"):
     seat_pools, batched_pools = (pools(config, weights, seed, games, sampling) for _ in range(2))
-    old = DummyVecEnv([
-        (lambda rank=rank: SeatEnv(config.env, seat_pools[rank], config.learner_seats, seed=seed + rank,
-                                   margin_shaping=shaping, gamma=0.9))
-        for rank in range(games)
-    ])
-    new = BatchedSelfPlayEnv(config.env, batched_pools, config.learner_seats, seed=seed, margin_shaping=shaping, gamma=0.9)
+    old = DummyVecEnv(
+        [
+            (
+                lambda rank=rank: SeatEnv(
+                    config.env,
+                    seat_pools[rank],
+                    config.learner_seats,
+                    seed=seed + rank,
+                    margin_shaping=shaping,
+                    gamma=0.9,
+                )
+            )
+            for rank in range(games)
+        ]
+    )
+    new = BatchedSelfPlayEnv(
+        config.env, batched_pools, config.learner_seats, seed=seed, margin_shaping=shaping, gamma=0.9
+    )
     return old, new
 
 
@@ -113,7 +130,9 @@ def snapshot_env(games=6, seed=3):
     env = BatchedSelfPlayEnv(config.env, pools(config, {"self": 1.0}, seed, games), seed=seed)
     for name in ("a", "b"):
         torch.manual_seed(ord(name))
-        policy = build_policy(env.observation_space, env.action_space, policy_kwargs(config.network.hidden, config.network.activation))
+        policy = build_policy(
+            env.observation_space, env.action_space, policy_kwargs(config.network.hidden, config.network.activation)
+        )
         env.env_method("add_snapshot", name, actor_weights(policy))
     return env
 
@@ -133,7 +152,9 @@ def test_snapshots_move_in_one_forward_pass_per_network_and_round():
     assert len(networks) == 2  # every game's pool shares the two frozen networks
     calls, rounds = [], []
     for policy in networks.values():
-        policy.mlp_extractor.policy_net.register_forward_hook(lambda module, inputs, output: calls.append(len(inputs[0])))
+        policy.mlp_extractor.policy_net.register_forward_hook(
+            lambda module, inputs, output: calls.append(len(inputs[0]))
+        )
     moves = env._opponent_moves
     env._opponent_moves = lambda pending: (rounds.append(len(calls)), moves(pending))[1]
     play(env, 30)
@@ -160,7 +181,9 @@ def test_batched_choices_are_choose_action_choices(monkeypatch):
     twins = [None if rng is None else np.random.default_rng(s) for s, rng in enumerate(rngs)]
     chosen = _masked_choice(batched, masks, rngs)
     for row, (mask, twin) in enumerate(zip(masks, twins)):
-        monkeypatch.setattr(policy_agent, "actor_logits", lambda _policy, _obs, row=row: torch.from_numpy(batched[row][None]))
+        monkeypatch.setattr(
+            policy_agent, "actor_logits", lambda _policy, _obs, row=row: torch.from_numpy(batched[row][None])
+        )
         assert chosen[row] == choose_action(policy, obs[row], mask, twin)
         assert mask[chosen[row]]
 
@@ -175,8 +198,16 @@ def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy(check_masks_reach_
     """Bias the network hard towards one action: it is taken exactly when legal, never otherwise."""
     config = smoke_config("cromlet")
     env = BatchedSelfPlayEnv(config.env, pools(config, {"heuristics": 1.0}, 0, 4))
-    model = MaskablePPO("MlpPolicy", env, n_steps=24, batch_size=96, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=24,
+        batch_size=96,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation),
+    )
     env.reset()
     favourite = int(np.flatnonzero(~env.action_masks()[0])[0])  # illegal at the first decision of game 0
     with torch.no_grad():
@@ -188,8 +219,11 @@ def test_the_trainer_runs_the_batched_path(tmp_path):
     from tabletop.train.selfplay.trainer import train
 
     config = smoke_config("cromlet")
-    config = dataclasses.replace(config, vec_env=dataclasses.replace(config.vec_env, kind="batched", num_envs=4),
-                                 ppo=dataclasses.replace(config.ppo, n_steps=32, batch_size=64))
+    config = dataclasses.replace(
+        config,
+        vec_env=dataclasses.replace(config.vec_env, kind="batched", num_envs=4),
+        ppo=dataclasses.replace(config.ppo, n_steps=32, batch_size=64),
+    )
     result = train(config, out=tmp_path / "run", steps=256, progress=False)
     assert result.steps >= 256 and (tmp_path / "run" / "final" / "model.zip").is_file()
     assert {m.opponent for m in result.final} >= {"random"}
@@ -221,15 +255,43 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     circles = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
     circles["network"] = {**circles.get("network", {}), "kind": "circles"}
     (tmp_path / "circles.yaml").write_text(yaml.safe_dump(circles))
-    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "cromlet.yaml"),
-                 "--train-steps", "128", "--rounds", "1"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--train",
+                str(tmp_path / "circles.yaml"),
+                "--old-config",
+                str(SMOKE / "cromlet.yaml"),
+                "--train-steps",
+                "128",
+                "--rounds",
+                "1",
+            ]
+        )
+        == 0
+    )
     rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[2:4]}
     assert rows == {"dummy": "mlp", "batched": "circles"}  # the old path trains the old config
     spelled_out = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
     spelled_out["env_kwargs"] = {**spelled_out.get("env_kwargs", {}), "illegal_action": "raise"}  # the default, named
     (tmp_path / "spelled_out.yaml").write_text(yaml.safe_dump(spelled_out))
-    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(tmp_path / "spelled_out.yaml"),
-                 "--train-steps", "128", "--rounds", "1"]) == 0  # the same game with a default written out
+    assert (
+        main(
+            [
+                "bench",
+                "--train",
+                str(tmp_path / "circles.yaml"),
+                "--old-config",
+                str(tmp_path / "spelled_out.yaml"),
+                "--train-steps",
+                "128",
+                "--rounds",
+                "1",
+            ]
+        )
+        == 0
+    )  # the same game with a default written out
     capsys.readouterr()
     assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
     assert "compare one game" in capsys.readouterr().err

@@ -67,7 +67,9 @@ def test_chromino_cell_logits_move_with_the_position():
     occupied = layout.block(observations[0], "board").sum(axis=0) > 0
     rows, cols = np.nonzero(occupied)
     inner = (slice(rows.min() - 2, rows.max() + 3), slice(cols.min() - 2, cols.max() + 3))
-    np.testing.assert_allclose(np.roll(cells_before, (1, 2), axis=(1, 2))[0][inner], cells_after[0][inner], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        np.roll(cells_before, (1, 2), axis=(1, 2))[0][inner], cells_after[0][inner], rtol=1e-4, atol=1e-4
+    )
     np.testing.assert_allclose(after[:, :base], before[:, :base], rtol=1e-4, atol=1e-4)
     assert np.ptp(cells_before[0][inner]) > 0.1  # the test would be empty if every cell had one logit
 

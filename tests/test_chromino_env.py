@@ -39,8 +39,11 @@ def _hide_differently(state, seat, rng):
     mover_busy = state.phase != 0 or state.drew
     last_mover = state.current if state.is_terminal() else state.current - 1
     idle = {(last_mover - i) % len(data["hands"]) for i in range(state.idle_turns)}
-    others = [s for s, h in enumerate(data["hands"])
-              if s != seat and len(h) > 1 and not (mover_busy and s == state.current) and s not in idle]
+    others = [
+        s
+        for s, h in enumerate(data["hands"])
+        if s != seat and len(h) > 1 and not (mover_busy and s == state.current) and s not in idle
+    ]
     pool = data["bag"] + [t for s in others for t in data["hands"][s]]
     pool = [pool[i] for i in rng.permutation(len(pool))]
     for s in others:
@@ -124,7 +127,11 @@ def test_lookahead_heuristics_pick_legal_actions_from_the_seat_view_alone(name):
     """Every action is legal; the agent gets the seat's view, never the full state, and the same view
     with other hands and bag dealt differently gets the same action (it cannot depend on them)."""
     agent = make_agent(CHROMINO, name, seed=0)
-    for config in ({"num_players": 2}, {"num_players": 3, "variant": "junior"}, {"num_players": 2, "variant": "expert"}):
+    for config in (
+        {"num_players": 2},
+        {"num_players": 3, "variant": "junior"},
+        {"num_players": 2, "variant": "expert"},
+    ):
         game = ChrominoGame(**config)
         rng = np.random.default_rng(12)
         for _ in range(2):
@@ -157,12 +164,20 @@ def test_block_rivals_leaves_the_fewest_unseen_tiles_a_place():
             ranked = ranker._score(moves, view)
             window = np.flatnonzero(ranked >= ranked.max() - BlockRivals.WINDOW)
             spoiled = {
-                i: ranked[i] - BlockRivals.SPOIL * len({int(t) for t in ranker.tracker.table.place(Placement(*moves[i, :4].tolist())).search(hidden)[:, 0]}) / len(hidden)
+                i: ranked[i]
+                - BlockRivals.SPOIL
+                * len(
+                    {int(t) for t in ranker.tracker.table.place(Placement(*moves[i, :4].tolist())).search(hidden)[:, 0]}
+                )
+                / len(hidden)
                 for i in window.tolist()
             }
             action = agent.act(None, mask, view)
             best = max(spoiled.values())
-            assert any(v == best and ActionLayout(game.grid_size).choose(*moves[i, :2].tolist()) == action for i, v in spoiled.items())
+            assert any(
+                v == best and ActionLayout(game.grid_size).choose(*moves[i, :2].tolist()) == action
+                for i, v in spoiled.items()
+            )
             checked += 1
         else:
             action = agent.act(None, mask, view)

@@ -139,7 +139,12 @@ def _junior_opening(board: np.ndarray, tiles: np.ndarray, centre, d) -> tuple[in
         return 0 <= cell[0] < g and 0 <= cell[1] < g and board[cell] != T.EMPTY
 
     cells = [(centre[0] + k * d[0], centre[1] + k * d[1]) for k in (-1, 0, 1)]
-    contacts = [(i, x, (x[0] + e[0], x[1] + e[1])) for i, x in enumerate(cells) for e in _STEPS if occupied((x[0] + e[0], x[1] + e[1]))]
+    contacts = [
+        (i, x, (x[0] + e[0], x[1] + e[1]))
+        for i, x in enumerate(cells)
+        for e in _STEPS
+        if occupied((x[0] + e[0], x[1] + e[1]))
+    ]
     if len(contacts) != 1:
         return None
     ((i, x, a),) = contacts

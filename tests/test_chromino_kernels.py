@@ -59,8 +59,12 @@ def check_position(state, table: oracle.Table, rng: np.random.Generator) -> None
     for junior in (False, True):
         assert_same_rows(state.table.search(tiles, junior), table.search(tiles, junior))
     r0, r1, c0, c1 = np.array(table.bbox) - PAD
-    p = Placement(int(rng.integers(T.NUM_TILES)), int(rng.integers(4)), int(rng.integers(r0 - 3, r1 + 4)),
-                  int(rng.integers(c0 - 3, c1 + 4)))
+    p = Placement(
+        int(rng.integers(T.NUM_TILES)),
+        int(rng.integers(4)),
+        int(rng.integers(r0 - 3, r1 + 4)),
+        int(rng.integers(c0 - 3, c1 + 4)),
+    )
     try:
         expected = table.place(p)
     except ValueError:

@@ -64,7 +64,10 @@ def test_fuzz_games_keep_the_invariants():
     each placement is checked against the table as it is without copying the engine's view; at the end
     that board and the placement list must equal the engine's (so they were the same all along)."""
     rng = np.random.default_rng(2024)
-    games = [ChrominoGame(num_players=n, variant=v) for n, v in ((2, "standard"), (4, "standard"), (3, "junior"), (2, "expert"), (8, "standard"))]
+    games = [
+        ChrominoGame(num_players=n, variant=v)
+        for n, v in ((2, "standard"), (4, "standard"), (3, "junior"), (2, "expert"), (8, "standard"))
+    ]
     games.append(ChrominoGame(num_players=1, variant="solo"))
     for g in range(2000):
         game = games[g % len(games)]

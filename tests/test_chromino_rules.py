@@ -99,20 +99,22 @@ def junior_places(state, name) -> set[tuple[int, int, int]]:
 
 
 def test_junior_the_start_chameleon_offers_four_open_ends():
-    """"The start chameleon offers four open ends: outward from each end square along its length, and both
+    """ "The start chameleon offers four open ends: outward from each end square along its length, and both
     sides of its centre." RRY: its red end on the left end (red), its yellow end on the right end (yellow),
     and either end on the cells above and below the wild centre."""
     state = scenario(JUNIOR, [START], [["RRY", "GGG"], ["BBB"]])
     assert junior_places(state, "RRY") == {
         (1, M, M - 3),  # Y-R-R reading left to right: the red end touches the start's red end
         (1, M, M + 3),  # Y-R-R from the yellow end: yellow on yellow
-        (2, M - 2, M), (3, M - 2, M),  # upright above the centre, either end down: a chameleon centre matches
-        (2, M + 2, M), (3, M + 2, M),  # and below it
+        (2, M - 2, M),
+        (3, M - 2, M),  # upright above the centre, either end down: a chameleon centre matches
+        (2, M + 2, M),
+        (3, M + 2, M),  # and below it
     }
 
 
 def test_junior_the_touching_end_squares_match_in_colour():
-    """"...the two touching squares match in colour (a chameleon centre matches anything)"."""
+    """ "...the two touching squares match in colour (a chameleon centre matches anything)"."""
     state = scenario(JUNIOR, [START], [["RRB", "GGG"], ["PPP"]])
     assert (1, M, M - 3) in junior_places(state, "RRB")  # B-R-R: red on the start's red end
     assert (0, M, M - 3) not in junior_places(state, "RRB")  # R-R-B: blue on red
@@ -121,7 +123,7 @@ def test_junior_the_touching_end_squares_match_in_colour():
 
 
 def test_junior_a_tile_continues_straight_on_from_an_open_end():
-    """"A normal tile is placed in line with an open end ... the tile continues straight on": touching the
+    """ "A normal tile is placed in line with an open end ... the tile continues straight on": touching the
     start's red end square from below, or its red end from the side, is no domino contact; nor is the
     standard rule's side-by-side fit (RRY under R*Y matches all three of its contacts)."""
     standard = scenario(ChrominoGame(), [START], [["RRY", "RRR"], ["PPP"]])
@@ -132,7 +134,7 @@ def test_junior_a_tile_continues_straight_on_from_an_open_end():
 
 
 def test_junior_no_other_square_of_the_new_tile_touches_any_tile():
-    """"...and no other square of the new tile touches any tile": PPP lies below the cells left of the start,
+    """ "...and no other square of the new tile touches any tile": PPP lies below the cells left of the start,
     so a tile running left from the red end would touch it too."""
     state = scenario(JUNIOR, [START, ("PPP", 0, M + 1, M - 4)], [["RRR", "GGG"], ["BBB"]])
     assert (0, M, M - 3) not in junior_places(state, "RRR")
@@ -140,7 +142,7 @@ def test_junior_no_other_square_of_the_new_tile_touches_any_tile():
 
 
 def test_junior_only_a_chameleon_lies_crosswise():
-    """"A chameleon may be placed that way, or crosswise: its centre square on the neighbour cell of an open end,
+    """ "A chameleon may be placed that way, or crosswise: its centre square on the neighbour cell of an open end,
     its length perpendicular to that end's direction, touching nothing else." A normal tile with a matching
     centre may not."""
     state = scenario(JUNIOR, [START], [["Y*G", "GYB", "G*B"], ["PPP"]])
@@ -150,7 +152,7 @@ def test_junior_only_a_chameleon_lies_crosswise():
 
 
 def test_junior_a_crosswise_chameleon_branches_three_ways():
-    """"...a crosswise chameleon's two end squares and its centre's far side are then open ends, so play branches"."""
+    """ "...a crosswise chameleon's two end squares and its centre's far side are then open ends, so play branches"."""
     state = scenario(JUNIOR, [START, ("G*B", 2, M, M + 2)], [["GGG", "BBB", "PPP", "RRR"], ["YYY"]])
     # G*B upright at column M+2: green (M-1), wild (M), blue (M+1); its centre's near side is the start's yellow end
     anything = {(0, M, M + 4), (2, M - 2, M), (2, M + 2, M)}  # beyond G*B's centre, and both sides of the start's
@@ -164,7 +166,7 @@ def test_junior_a_crosswise_chameleon_branches_three_ways():
 
 
 def test_junior_the_other_rules_are_the_standard_ones():
-    """"Every other junior rule (must place, draw, last tile, end) is the standard one": with no tile that fits
+    """ "Every other junior rule (must place, draw, last tile, end) is the standard one": with no tile that fits
     the open ends the player must draw; a lone chameleon must draw although it fits."""
     table = [START, ("BBB", 2, M - 2, M), ("GGG", 2, M + 2, M)]  # both sides of the centre taken
     stuck = scenario(JUNIOR, table, [["PPP", "PGP"], ["YYY"]])  # open ends: red, yellow, blue (top), green (bottom)
@@ -270,12 +272,21 @@ def test_going_out_first_in_the_round_lets_every_later_seat_play():
 def test_the_blocked_game_ends_after_a_full_idle_round_and_fewest_tiles_win():
     # A 5x5 table with no three empty cells in a line: nothing can be laid, and the bag is empty.
     game = ChrominoGame(grid_size=5)
-    table = [("R*Y", 0, 2, 2), ("RRR", 0, 0, 2), ("YYY", 0, 1, 2), ("GGG", 0, 3, 2), ("BBB", 0, 4, 2),
-             ("PPP", 2, 2, 0), ("RRY", 2, 2, 4)]
+    table = [
+        ("R*Y", 0, 2, 2),
+        ("RRR", 0, 0, 2),
+        ("YYY", 0, 1, 2),
+        ("GGG", 0, 3, 2),
+        ("BBB", 0, 4, 2),
+        ("PPP", 2, 2, 0),
+        ("RRY", 2, 2, 4),
+    ]
     on_table = {name for name, *_ in table}
     rest = [T.tile_name(t) for t in range(80) if T.tile_name(t) not in on_table | {"RGB", "RGP"}]
     state = scenario(game, table, [["RGB", "RGP"], rest])
-    assert not state.bag and not state.table.search(range(80)).size and not state.table.search(range(80), junior=True).size
+    assert (
+        not state.bag and not state.table.search(range(80)).size and not state.table.search(range(80), junior=True).size
+    )
     state.apply(game.actions.pass_)
     assert not state.is_terminal() and state.idle_turns == 1
     state.apply(game.actions.pass_)
@@ -322,8 +333,11 @@ def test_solo_ends_when_stuck_with_an_empty_bag_and_returns_minus_the_tiles_left
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"num_players": 1}, r"num_players=1 is not allowed with variant='standard' \(one player needs variant='solo'\); "
-                             r"allowed: 2, 3, 4, 5, 6, 7, 8"),
+        (
+            {"num_players": 1},
+            r"num_players=1 is not allowed with variant='standard' \(one player needs variant='solo'\); "
+            r"allowed: 2, 3, 4, 5, 6, 7, 8",
+        ),
         ({"variant": "solo", "num_players": 2}, r"num_players=2 is not allowed with variant='solo'; allowed: 1$"),
         ({"hand_size": 40}, r"hand_size=40 is not allowed for 2 players; allowed: an int in \[1, 39\]"),
         ({"hand_size": 27, "num_players": 3}, r"hand_size=27 .* allowed: an int in \[1, 26\]"),
@@ -336,6 +350,10 @@ def test_configurations_the_rules_forbid_say_what_is_allowed(kwargs, message):
 
 
 def test_the_largest_hands_and_the_smallest_grid_are_allowed():
-    for kwargs in ({"hand_size": 79, "num_players": 1, "variant": "solo"}, {"hand_size": 26, "num_players": 3}, {"grid_size": 5}):
+    for kwargs in (
+        {"hand_size": 79, "num_players": 1, "variant": "solo"},
+        {"hand_size": 26, "num_players": 3},
+        {"grid_size": 5},
+    ):
         game = ChrominoGame(**kwargs)
         assert game.new_initial_state(np.random.default_rng(0)).legal_action_mask().any()

@@ -80,8 +80,16 @@ def test_every_visited_state_round_trips_and_validates():
                 np.testing.assert_array_equal(back.legal_action_mask(), state.legal_action_mask())
                 met |= kinds_of(state)
     assert met == {
-        "phase 0", "phase 1", "phase 2", "phase 3", "turn going on after a lone chameleon's draw",
-        "drawn after a lone chameleon's draw", "blocked", "went out", "final round", "idle turns",
+        "phase 0",
+        "phase 1",
+        "phase 2",
+        "phase 3",
+        "turn going on after a lone chameleon's draw",
+        "drawn after a lone chameleon's draw",
+        "blocked",
+        "went out",
+        "final round",
+        "idle turns",
     }
 
 
@@ -102,15 +110,26 @@ def mid_game(state) -> bool:
 BASES = {
     "start": lambda: ChrominoGame().new_initial_state(np.random.default_rng(0)),
     "mid": lambda: first_state({}, mid_game),
-    "place": lambda: first_state({}, lambda s: s.phase == 2 and len(s.placements) >= 4 and s.drawn < 0 and len(
-        set(s.table.search([s.chosen])[:, 1].tolist())) < (2 if T.PALINDROME[s.chosen] else 4)),  # some orientation fits nowhere
+    "place": lambda: first_state(
+        {},
+        lambda s: (
+            s.phase == 2
+            and len(s.placements) >= 4
+            and s.drawn < 0
+            and len(set(s.table.search([s.chosen])[:, 1].tolist())) < (2 if T.PALINDROME[s.chosen] else 4)
+        ),
+    ),  # some orientation fits nowhere
     "place_drawn": lambda: first_state({}, lambda s: s.phase == 2 and s.drawn >= 0),
     "drawn": lambda: first_state({}, lambda s: s.phase == 1),
     "over": lambda: first_state({}, lambda s: s.is_terminal()),
-    "final_round": lambda: first_state({"num_players": 3}, lambda s: s.phase == 0 and not s.drew and any(s.finished) and (
-        s.finished.index(True) - s.first_player) % 3 > 0),  # a seat before the one that went out can be made the mover
+    "final_round": lambda: first_state(
+        {"num_players": 3},
+        lambda s: s.phase == 0 and not s.drew and any(s.finished) and (s.finished.index(True) - s.first_player) % 3 > 0,
+    ),  # a seat before the one that went out can be made the mover
     "blocked": lambda: first_state({"hand_size": 39}, lambda s: s.is_terminal() and s.idle_turns == 2),
-    "idle": lambda: first_state({"hand_size": 39}, lambda s: s.phase == 0 and s.idle_turns == 1 and s.legal_moves().size),
+    "idle": lambda: first_state(
+        {"hand_size": 39}, lambda s: s.phase == 0 and s.idle_turns == 1 and s.legal_moves().size
+    ),
     "expert": lambda: first_state({"variant": "expert"}, lambda s: mid_game(s) and min(s.points) > 0),
     "expert_over": lambda: first_state({"variant": "expert"}, lambda s: s.is_terminal()),
     "junior": lambda: first_state({"variant": "junior"}, mid_game),
@@ -126,6 +145,7 @@ def base(name: str):
 
 def move_tile(data, tile: str, source: str, target: str) -> None:
     """Move `tile` from one tile list ('bag' or 'hands.S') to another."""
+
     def tiles(where):
         return data["bag"] if where == "bag" else data["hands"][int(where.split(".")[1])]
 
@@ -226,8 +246,12 @@ def _standard_layout_in_junior(d, s):
 def _child_before_parent(d, s):
     """Swap a junior tile with the tile it attached to (laid just before it): it had nothing to attach to."""
     p = s.placements
-    i = next(i for i in range(2, len(p)) if s.table.touched_tiles(p[i]) & {p[i - 1].tile} and
-             not Table.laid(s.game.grid_size, p[: i - 1]).touched_tiles(p[i]))
+    i = next(
+        i
+        for i in range(2, len(p))
+        if s.table.touched_tiles(p[i]) & {p[i - 1].tile}
+        and not Table.laid(s.game.grid_size, p[: i - 1]).touched_tiles(p[i])
+    )
     d["placements"][i - 1], d["placements"][i] = d["placements"][i], d["placements"][i - 1]
     return f"placements\\[{i - 1}\\]"
 
@@ -327,7 +351,9 @@ def _went_out_and_blocked(d, s):
 
 def _finisher_after_mover(d, s):
     n, out = s.game.num_players, s.finished.index(True)
-    d["current_player"] = next(x for x in range(n) if not s.finished[x] and (x - s.first_player) % n < (out - s.first_player) % n)
+    d["current_player"] = next(
+        x for x in range(n) if not s.finished[x] and (x - s.first_player) % n < (out - s.first_player) % n
+    )
     return f"finished\\[{out}\\]"
 
 
@@ -367,6 +393,7 @@ def _points_without_end_bonus(d, s):
 def _set(key, value):
     def mutate(d, s):
         d[key] = value
+
     mutate.__name__ = f"{key}={value!r}"
     return mutate
 
@@ -377,6 +404,7 @@ def _set_in(path, value):
         for k in path[:-1]:
             target = target[k]
         target[path[-1]] = value
+
     mutate.__name__ = f"{'.'.join(map(str, path))}={value!r}"
     return mutate
 
@@ -384,6 +412,7 @@ def _set_in(path, value):
 def _drop(key):
     def mutate(d, s):
         del d[key]
+
     mutate.__name__ = f"no {key}"
     return mutate
 
@@ -475,8 +504,11 @@ TAMPERED = [
 ]
 
 
-@pytest.mark.parametrize("kind,base_name,mutate,field", TAMPERED,
-                         ids=[f"{kind}:{base_name}:{mutate.__name__.strip('_')}" for kind, base_name, mutate, _ in TAMPERED])
+@pytest.mark.parametrize(
+    "kind,base_name,mutate,field",
+    TAMPERED,
+    ids=[f"{kind}:{base_name}:{mutate.__name__.strip('_')}" for kind, base_name, mutate, _ in TAMPERED],
+)
 def test_a_tampered_state_is_refused_naming_its_field(kind, base_name, mutate, field):
     state = base(base_name)
     game = state.game
@@ -497,8 +529,18 @@ def test_the_tampered_kinds_are_counted():
     for kind, *_ in TAMPERED:
         counts[kind] = counts.get(kind, 0) + 1
     assert counts == {
-        "header": 6, "missing key": 13, "unknown key": 1, "type": 17, "range": 11, "conservation": 6, "limit": 3,
-        "table": 8, "turn stage": 15, "round": 7, "idle turns": 2, "points": 5,
+        "header": 6,
+        "missing key": 13,
+        "unknown key": 1,
+        "type": 17,
+        "range": 11,
+        "conservation": 6,
+        "limit": 3,
+        "table": 8,
+        "turn stage": 15,
+        "round": 7,
+        "idle turns": 2,
+        "points": 5,
     }
 
 

@@ -272,7 +272,9 @@ def test_illegal_action_penalize_ends_the_game_with_minus_one_for_the_offender(e
     assert getattr(env.unwrapped.game, "shared_reward", False) == shared
     team_of = getattr(env.unwrapped.game, "team_of", np.arange(len(env.possible_agents)))
     offender = team_of[env.possible_agents.index(agent)]
-    assert env.rewards == {a: -1.0 if shared or team_of[i] == offender else 0.0 for i, a in enumerate(env.possible_agents)}
+    assert env.rewards == {
+        a: -1.0 if shared or team_of[i] == offender else 0.0 for i, a in enumerate(env.possible_agents)
+    }
     assert "illegal_action" in env.infos[agent]
 
 

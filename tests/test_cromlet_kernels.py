@@ -21,9 +21,16 @@ from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
 POSITIONS = int(os.environ.get("CROMLET_DIFF_POSITIONS", "4000"))
 CONFIGS = (
-    {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5}, {"num_players": 6},
-    {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}, {"num_players": 2, "claim_limit": 2},
-    {"num_players": 3, "claim_limit": 1, "hand_size": 3}, {"num_players": 2, "hand_size": 1},
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 5},
+    {"num_players": 6},
+    {"num_players": 4, "teams": 2},
+    {"num_players": 6, "teams": 3},
+    {"num_players": 2, "claim_limit": 2},
+    {"num_players": 3, "claim_limit": 1, "hand_size": 3},
+    {"num_players": 2, "hand_size": 1},
     {"num_players": 6, "hand_size": 23},
 )
 
@@ -45,8 +52,15 @@ def reachable_positions(count: int, seed: int) -> Iterator[CromletState]:
 
 def oracle_mask(state: CromletState) -> np.ndarray:
     p = state.current_player
-    return legal_mask(state.hands[p], int(state.hand_sizes[p]), state.open_, state.is_lowest, state.open_count,
-                      state.can_claim(p), len(state.deck))
+    return legal_mask(
+        state.hands[p],
+        int(state.hand_sizes[p]),
+        state.open_,
+        state.is_lowest,
+        state.open_count,
+        state.can_claim(p),
+        len(state.deck),
+    )
 
 
 def test_the_mask_and_dead_cards_of_reachable_positions_match_the_oracle():

@@ -39,18 +39,35 @@ def reference(state, player: int, omniscient: bool) -> np.ndarray:
     discarded = state.discard_counts[order, : B.NUM_CIRCLES] > 0
     sizes = np.array([len(v) for v in B.VALUES_BY_CROMLET])[cromlet]
     circles = [
-        values / MAX_VALUE, (index - B.CROMLET_START[cromlet]) / (sizes - 1), open_, state.is_lowest, in_hand,
-        ~in_hand & ~discarded.any(axis=0), state.wild, *(state.cover == seats), *(state.claimed_by[cromlet] == seats),
-        *discarded, state.closed[cromlet] & (state.claimed_by[cromlet] < 0), best / MAX_VALUE,
+        values / MAX_VALUE,
+        (index - B.CROMLET_START[cromlet]) / (sizes - 1),
+        open_,
+        state.is_lowest,
+        in_hand,
+        ~in_hand & ~discarded.any(axis=0),
+        state.wild,
+        *(state.cover == seats),
+        *(state.claimed_by[cromlet] == seats),
+        *discarded,
+        state.closed[cromlet] & (state.claimed_by[cromlet] < 0),
+        best / MAX_VALUE,
         np.where(open_, values / np.maximum(best, 1), 0),
         np.where(np.append(cromlet, -1)[above] == cromlet, np.append(values, 0)[above], 0) / MAX_VALUE,
         state.open_count[cromlet] / MAX_SIZE,
     ]
     parts = [
-        state.hands[player] * SCALE, open_, (state.cover == seats).ravel(), state.wild, (claim_owner == seats).ravel(),
-        state.closed, state.team_scores[team] / 100, (g.claim_limit - state.team_claims[team]) / g.claim_limit,
-        state.hand_sizes[order] / g.hand_size, [len(state.deck) / B.NUM_CARDS],
-        (state.discard_counts[order] * SCALE).ravel(), np.stack([np.asarray(c, dtype=float) for c in circles], axis=1).ravel(),
+        state.hands[player] * SCALE,
+        open_,
+        (state.cover == seats).ravel(),
+        state.wild,
+        (claim_owner == seats).ravel(),
+        state.closed,
+        state.team_scores[team] / 100,
+        (g.claim_limit - state.team_claims[team]) / g.claim_limit,
+        state.hand_sizes[order] / g.hand_size,
+        [len(state.deck) / B.NUM_CARDS],
+        (state.discard_counts[order] * SCALE).ravel(),
+        np.stack([np.asarray(c, dtype=float) for c in circles], axis=1).ravel(),
     ]
     if omniscient:
         deck = np.zeros(B.NUM_CARDS)
@@ -113,5 +130,6 @@ def test_envs_still_pickle_and_copy_after_looking():
         np.testing.assert_array_equal(twin.observe(twin.agent_selection)["observation"], expected)
         twin.step(int(np.flatnonzero(twin.observe(twin.agent_selection)["action_mask"])[0]))
         state = twin.unwrapped.game_state
-        np.testing.assert_array_equal(twin.observe(twin.agent_selection)["observation"],
-                                      reference(state, state.current_player, False))
+        np.testing.assert_array_equal(
+            twin.observe(twin.agent_selection)["observation"], reference(state, state.current_player, False)
+        )

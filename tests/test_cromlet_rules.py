@@ -32,11 +32,20 @@ def complete(sketch: dict) -> dict:
         team_claims[team] += 1
         team_scores[team] += float(B.CIRCLE_VALUE[c(claim["circle"])])
     return {
-        "game": "cromlet", "config": game.config(), "dealer": sketch["dealer"],
-        "current_player": sketch["current_player"], "terminal": False, "covered": covered, "wild_covered": wilds,
-        "claims": claims, "closed": sorted(full | set(claims)), "hands": sketch["hands"],
-        "deck": sketch["deck"] + list((Counter(ALL_CARDS) - placed).elements()), "discards": discards,
-        "team_scores": team_scores, "team_claims": team_claims,
+        "game": "cromlet",
+        "config": game.config(),
+        "dealer": sketch["dealer"],
+        "current_player": sketch["current_player"],
+        "terminal": False,
+        "covered": covered,
+        "wild_covered": wilds,
+        "claims": claims,
+        "closed": sorted(full | set(claims)),
+        "hands": sketch["hands"],
+        "deck": sketch["deck"] + list((Counter(ALL_CARDS) - placed).elements()),
+        "discards": discards,
+        "team_scores": team_scores,
+        "team_claims": team_claims,
     }
 
 
@@ -301,15 +310,19 @@ def test_the_player_to_move_is_out_of_cards_only_once_every_cromlet_is_closed():
 
 
 def test_equal_scores_tie():
-    end = next(e for _, _, e in last_moves({"num_players": 2, "claim_limit": 1}, seed=0, games=20)
-               if e.scores()[0] == e.scores()[1])
+    end = next(
+        e
+        for _, _, e in last_moves({"num_players": 2, "claim_limit": 1}, seed=0, games=20)
+        if e.scores()[0] == e.scores()[1]
+    )
     assert end.is_terminal() and end.returns().tolist() == [0.0, 0.0]
 
 
 def test_game_ends_once_every_cromlet_is_closed():
     """Although the next player could still trade dead cards for deck cards, nothing is left to score."""
     before, _, end = next(
-        m for m in last_moves({"num_players": 2}, seed=0, games=20)
+        m
+        for m in last_moves({"num_players": 2}, seed=0, games=20)
         if m[2].closed.all() and len(m[2].dead_cards((m[0].current_player + 1) % 2)) and m[2].deck
     )
     assert not before.closed.all() and not before.is_terminal()
@@ -396,7 +409,9 @@ def test_score_reward_pays_claims_as_they_happen_and_teams_share():
 
 
 def test_win_loss_reward_only_at_the_end():
-    before, action, end = next(m for m in last_moves({"num_players": 2}, seed=0, games=20) if len(set(m[2].scores())) > 1)
+    before, action, end = next(
+        m for m in last_moves({"num_players": 2}, seed=0, games=20) if len(set(m[2].scores())) > 1
+    )
     env = envs.make_raw("cromlet_v0")
     env.reset(seed=0)
     env.load_json(before.to_json())

@@ -75,7 +75,9 @@ THREE_LIMIT_ONE = {"num_players": 3, "claim_limit": 1}
 
 def _opening(state) -> bool:
     """Early, no cards traded yet: every move so far covered a circle, so the turn order is exact."""
-    return 4 <= len(state.cover[state.cover >= 0]) and sum(map(len, state.discards)) == np.count_nonzero(state.cover >= 0)
+    return 4 <= len(state.cover[state.cover >= 0]) and sum(map(len, state.discards)) == np.count_nonzero(
+        state.cover >= 0
+    )
 
 
 def _claimed_high(state) -> bool:
@@ -120,6 +122,7 @@ def _case(kind, config, where, tamper, field, match=""):
 def _with(**changes):
     def tamper(data):
         data.update(changes)
+
     tamper.__doc__ = ", ".join(f"{k}={v!r}" for k, v in changes.items())
     return tamper
 
@@ -127,6 +130,7 @@ def _with(**changes):
 def _without(key):
     def tamper(data):
         del data[key]
+
     tamper.__doc__ = f"no {key!r}"
     return tamper
 
@@ -271,9 +275,13 @@ def t_claim_other_crown(data):
 
 def t_claim_open_below(data):
     """a claim while a lower circle is open"""
-    k = next(k for k in range(B.NUM_CROMLETS) if B.LETTERS[k] in data["claims"]
-             and B.card_type(data["claims"][B.LETTERS[k]]["circle"]) > B.CROMLET_START[k]
-             and B.CIRCLE_NAMES[B.CROMLET_START[k]] not in data["wild_covered"])
+    k = next(
+        k
+        for k in range(B.NUM_CROMLETS)
+        if B.LETTERS[k] in data["claims"]
+        and B.card_type(data["claims"][B.LETTERS[k]]["circle"]) > B.CROMLET_START[k]
+        and B.CIRCLE_NAMES[B.CROMLET_START[k]] not in data["wild_covered"]
+    )
     del data["covered"][B.CIRCLE_NAMES[B.CROMLET_START[k]]]
 
 
@@ -410,6 +418,7 @@ def deck_gone(state) -> bool:
     """The deck gone, and the player who moved last has played a card since."""
     return not state.deck and not state.is_terminal() and state.hand_sizes[state.current_player - 1] < 7
 
+
 TAMPERS = [
     # the header: game and configuration
     _case("header", TWO, anywhere, _with(game="chromino"), "game", "this env plays 'cromlet'"),
@@ -419,9 +428,25 @@ TAMPERS = [
     _case("header", TWO, anywhere, t_config_extra, "config"),
     _case("header", TWO, anywhere, t_unknown_key, "covred", "unknown key"),
     # every key a saved state has
-    *[_case("missing key", TWO, mid_game, _without(key), key, "missing") for key in (
-        "game", "config", "dealer", "current_player", "terminal", "covered", "wild_covered", "claims", "closed",
-        "hands", "deck", "discards", "team_scores", "team_claims")],
+    *[
+        _case("missing key", TWO, mid_game, _without(key), key, "missing")
+        for key in (
+            "game",
+            "config",
+            "dealer",
+            "current_player",
+            "terminal",
+            "covered",
+            "wild_covered",
+            "claims",
+            "closed",
+            "hands",
+            "deck",
+            "discards",
+            "team_scores",
+            "team_claims",
+        )
+    ],
     # wrong types
     _case("type", TWO, anywhere, _with(dealer="0"), "dealer", "must be int"),
     _case("type", TWO, anywhere, _with(current_player=1.0), "current_player", "must be int"),

@@ -24,7 +24,9 @@ def test_matrix_and_ratings_rank_a_heuristic_above_random(tmp_path):
     assert 0 <= w[0, 1] + w[1, 0] <= 1  # 2 players: wins of one are losses of the other, draws aside
     assert w[1, 0] > w[0, 1]
     best = result.ratings[0]
-    assert best.agent == strong and best.mu > result.ratings[1].mu and best.sigma < 25 / 3  # sure, and surer than a prior
+    assert (
+        best.agent == strong and best.mu > result.ratings[1].mu and best.sigma < 25 / 3
+    )  # sure, and surer than a prior
     paths = result.write(tmp_path)
     assert [p.name for p in paths] == ["round_robin.json", "win_rates.csv", "ratings.csv", "win_rates.png"]
     data = json.loads(paths[0].read_text())

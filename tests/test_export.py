@@ -34,7 +34,9 @@ def random_policy(env, seed: int = 0):
     over several units (sb3 starts it near zero: near-uniform logits would make the argmax check weak)."""
     torch.manual_seed(seed)
     agent = env.possible_agents[0]
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([64, 64], "tanh"))
+    policy = build_policy(
+        env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([64, 64], "tanh")
+    )
     with torch.no_grad():
         torch.nn.init.normal_(policy.action_net.weight, std=1.0)
     return policy
@@ -92,7 +94,10 @@ def test_metadata_describes_the_game(exported):
     assert meta["versions"]["onnx"] == onnx.__version__ and meta["model"]["opset"] == export.OPSET
     assert meta["verification"]["actions_agree"] and meta["verification"]["max_abs_logit_diff"] <= 1e-5
     logits = meta["model"]["outputs"]["logits"]
-    assert logits["legal_range"] == [-export.LOGIT_LIMIT, export.LOGIT_LIMIT] and logits["masked_value"] < -export.LOGIT_LIMIT
+    assert (
+        logits["legal_range"] == [-export.LOGIT_LIMIT, export.LOGIT_LIMIT]
+        and logits["masked_value"] < -export.LOGIT_LIMIT
+    )
     names = meta["actions"]["names"]
     if names is not None:  # static names must name every action as the rules engine does, anywhere in a game
         env.reset(seed=99)
@@ -180,11 +185,27 @@ def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
     bare.write_bytes(model.read_bytes())
     assert cli.main(["export", str(bare), "--out", str(tmp_path / "a")]) == 2
     assert "pass --env-id" in capsys.readouterr().err
-    assert cli.main(["export", str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2  # 2 players by default
+    assert (
+        cli.main(["export", str(bare), "--out", str(tmp_path / "b"), "--env-id", "cromlet_v0"]) == 2
+    )  # 2 players by default
     assert "trained for observations" in capsys.readouterr().err
     assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v1"]) == 2
     assert "contradicts the run's config.yaml" in capsys.readouterr().err
-    assert cli.main(["export", str(bare), "--out", str(tmp_path / "d"), "--env-id", "cromlet_v0", "--env-kwargs", '{"num_players": 3}']) == 0
+    assert (
+        cli.main(
+            [
+                "export",
+                str(bare),
+                "--out",
+                str(tmp_path / "d"),
+                "--env-id",
+                "cromlet_v0",
+                "--env-kwargs",
+                '{"num_players": 3}',
+            ]
+        )
+        == 0
+    )
 
 
 def test_export_command_without_the_export_extra_makes_no_folder(run_dir, tmp_path, monkeypatch, capsys):

@@ -100,7 +100,12 @@ def test_pfsp_weighs_each_opponent_by_how_often_it_still_beats_the_learner():
         pool.record(["self:a"], -1.0)  # always wins
         pool.record(["patient"], 0.0)  # draws
     p = pool.probabilities()
-    expected = {"patient": 0.25 * 0.25, "random": 0.25 * pfsp_factor([1.0] * 30), "self:a": 0.25 * pfsp_factor([0.0] * 30), "self:b": 0.25 * 0.25}
+    expected = {
+        "patient": 0.25 * 0.25,
+        "random": 0.25 * pfsp_factor([1.0] * 30),
+        "self:a": 0.25 * pfsp_factor([0.0] * 30),
+        "self:b": 0.25 * 0.25,
+    }
     norm = sum(expected.values())
     assert p == pytest.approx({k: v / norm for k, v in expected.items()})
     assert p["self:a"] > p["patient"] > p["random"] and p["patient"] == pytest.approx(p["self:b"])

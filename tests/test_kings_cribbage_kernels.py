@@ -80,8 +80,11 @@ def test_moves_and_offers_match_the_numpy_code_on_random_positions():
             _assert_same(moves, oracle_moves(state.values, state.colours, rack, ordered), f"{where} ordered={ordered}")
         size = state.game.board_size
         for limit in (1, 7, 31, 64, 1024):
-            _assert_same(offered_moves(moves, rack, size, limit), oracle_offer(moves, rack, size, limit),
-                         f"{where} offer limit {limit}")
+            _assert_same(
+                offered_moves(moves, rack, size, limit),
+                oracle_offer(moves, rack, size, limit),
+                f"{where} offer limit {limit}",
+            )
         checked += 1
     assert checked == POSITIONS
 
@@ -108,4 +111,3 @@ def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
                 checked += 1
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
     assert checked >= 100
-

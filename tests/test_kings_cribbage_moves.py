@@ -79,11 +79,15 @@ def _expected_exchanges(rack: list[int], bag: int) -> set[int]:
     return choices
 
 
-@pytest.mark.parametrize("config, limit, seeds, least_exchanges", [
-    ({"board_size": 5}, 4, range(6), 5),
-    ({"board_size": 7, "num_players": 3}, 8, range(2), 0),
-    ({"board_size": 7, "variant": "solitaire"}, 40, range(2), 0),
-], ids=str)
+@pytest.mark.parametrize(
+    "config, limit, seeds, least_exchanges",
+    [
+        ({"board_size": 5}, 4, range(6), 5),
+        ({"board_size": 7, "num_players": 3}, 8, range(2), 0),
+        ({"board_size": 7, "variant": "solitaire"}, 40, range(2), 0),
+    ],
+    ids=str,
+)
 def test_offer_and_mask_match_the_rule_on_the_exhaustive_move_set(config, limit, seeds, least_exchanges):
     game = _moves_game(max_moves=limit, **config)
     checked = exchanges = 0
@@ -93,12 +97,17 @@ def test_offer_and_mask_match_the_rule_on_the_exhaustive_move_set(config, limit,
                 break
             rack = state.racks[state.current]
             brute = brute_moves(state.values, state.colours, rack, game.board_size)
-            offered = [(tuple(a[:n]), p) for a, n, p in zip(state.offered.actions.tolist(), state.offered.lengths, state.offered.points)]
+            offered = [
+                (tuple(a[:n]), p)
+                for a, n, p in zip(state.offered.actions.tolist(), state.offered.lengths, state.offered.points)
+            ]
             assert offered == _expected_offer(brute, rack, game.board_size, limit)
             mask = state.legal_action_mask()
             assert mask[:limit].tolist() == [1] * len(offered) + [0] * (limit - len(offered))
             legal_exchanges = set(np.flatnonzero(mask[limit:]).tolist())
-            assert legal_exchanges == (set() if brute else _expected_exchanges(rack, len(state.bags[game.bag_of[state.current]])))
+            assert legal_exchanges == (
+                set() if brute else _expected_exchanges(rack, len(state.bags[game.bag_of[state.current]]))
+            )
             checked += 1
             exchanges += not brute
     assert checked > 40 and exchanges >= least_exchanges
@@ -119,7 +128,9 @@ def test_an_exchange_gives_back_exactly_the_chosen_tiles():
                 kept = Counter(rack) - Counter(given)
                 new_rack = after.racks[state.current]
                 assert not kept - Counter(new_rack) and len(new_rack) == len(rack)
-                assert Counter(new_rack) + Counter(after.bags[game.bag_of[state.current]]) == Counter(rack) + Counter(bag)
+                assert Counter(new_rack) + Counter(after.bags[game.bag_of[state.current]]) == Counter(rack) + Counter(
+                    bag
+                )
                 assert after.passes == state.passes + 1 or after.is_terminal()
                 seen += 1
     assert seen > 20
@@ -196,7 +207,11 @@ def _expected_row(state, actions: list[int], points: int) -> np.ndarray:
         row[COLUMNS["kept"].start + kind] = (state.racks[state.current].count(kind) - used[kind]) / 4
     for j, ((face, _), (r, c)) in enumerate(zip(laid, placed)):
         row[COLUMNS["placed"].start + 4 * j : COLUMNS["placed"].start + 4 * j + 4] = (
-            r / (size - 1), c / (size - 1), FACE_VALUE[face] / 13, FACE_COLOUR[face])
+            r / (size - 1),
+            c / (size - 1),
+            FACE_VALUE[face] / 13,
+            FACE_COLOUR[face],
+        )
     row[COLUMNS["hands"]] = len(lines) / LINES
     row[COLUMNS["longest"]] = max(len(line) for line in lines) / 5
     row[COLUMNS["closed"]] = sum(len(line) == 5 for line in lines) / LINES
@@ -217,7 +232,9 @@ def test_move_features_match_a_walk_over_the_board(config):
             block = observer.layout.block(observer.encode(state, state.current), "moves")
             offered = state.offered
             for i in range(len(offered)):
-                expected = _expected_row(state, offered.actions[i, : offered.lengths[i]].tolist(), int(offered.points[i]))
+                expected = _expected_row(
+                    state, offered.actions[i, : offered.lengths[i]].tolist(), int(offered.points[i])
+                )
                 np.testing.assert_allclose(block[i], expected, atol=1e-6, err_msg=f"seed {seed} slot {i}")
                 rows += 1
             assert not block[len(offered) :].any()
@@ -228,7 +245,8 @@ def test_the_docs_list_every_feature_column():
     page = (Path(__file__).resolve().parents[1] / "docs" / "kings_cribbage.md").read_text()
     rows = re.findall(r"^\| (\d+)(?:–(\d+))? \| `(\w+)` \| (.*) \|$", page, flags=re.M)
     assert [(name, int(first), int(last or first)) for first, last, name, _ in rows] == [
-        (name, COLUMNS[name].start, COLUMNS[name].stop - 1) for name, _, _ in FEATURES]
+        (name, COLUMNS[name].start, COLUMNS[name].stop - 1) for name, _, _ in FEATURES
+    ]
     assert f"points / {MOVE_MOST}" in rows[0][3]
 
 
@@ -253,7 +271,9 @@ def test_exchange_rows_name_the_tiles_each_exchange_returns():
         rack = state.racks[state.current]
         for choice in range(EXCHANGE_CHOICES):
             legal = state.legal_action_mask()[game.exchange_base + choice]
-            expected = np.bincount([k for i, k in enumerate(rack) if choice >> i & 1], minlength=NUM_KINDS) / 4 if legal else 0
+            expected = (
+                np.bincount([k for i, k in enumerate(rack) if choice >> i & 1], minlength=NUM_KINDS) / 4 if legal else 0
+            )
             np.testing.assert_array_equal(block[choice], expected)
         seen += 1
     assert seen >= 3
@@ -303,9 +323,14 @@ def test_others_hear_how_many_tiles_an_exchange_returns_not_which():
             continue
         for choice in np.flatnonzero(state.legal_action_mask()[game.exchange_base :]):
             action = game.exchange_base + int(choice)
-            own, other = renderer.describe(state, action, state.current), renderer.describe(state, action, (state.current + 1) % 3)
+            own, other = (
+                renderer.describe(state, action, state.current),
+                renderer.describe(state, action, (state.current + 1) % 3),
+            )
             count = int(choice).bit_count()
-            assert other == ("pass without exchanging" if not count else f"pass and exchange {count} tile{'s' * (count > 1)}")
+            assert other == (
+                "pass without exchanging" if not count else f"pass and exchange {count} tile{'s' * (count > 1)}"
+            )
             assert own == state.action_to_string(action) and (count == 0 or any(c in own for c in ("light", "dark")))
             heard += 1
     assert heard > 10
@@ -333,7 +358,12 @@ def test_saved_states_in_moves_mode_hold_no_move_in_progress():
     with pytest.raises(InvalidStateError, match="config"):
         KingsCribbageGame().state_from_json(data)
     assert data["config"] == {**tiles.to_json()["config"], "action_mode": "moves", "max_moves": 64}
-    assert list(tiles.to_json()["config"]) == ["num_players", "board_size", "variant", "stall_rounds"]  # as before modes
+    assert list(tiles.to_json()["config"]) == [
+        "num_players",
+        "board_size",
+        "variant",
+        "stall_rounds",
+    ]  # as before modes
 
 
 def test_max_moves_belongs_to_the_moves_mode():
@@ -352,9 +382,21 @@ def test_heuristics_play_move_level_games_and_beat_random(name):
 
 
 def test_heuristics_play_move_level_with_three_players_solitaire_and_small_boards():
-    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "num_players": 3}), ["greedy", "reply", "random"], 2, seed=1)
-    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "variant": "solitaire"}), ["reply", "greedy"], 2, seed=1)
-    run_tournament(EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "board_size": 5, "max_moves": 2}), ["leave", "greedy"], 4, seed=1)
+    run_tournament(
+        EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "num_players": 3}),
+        ["greedy", "reply", "random"],
+        2,
+        seed=1,
+    )
+    run_tournament(
+        EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "variant": "solitaire"}), ["reply", "greedy"], 2, seed=1
+    )
+    run_tournament(
+        EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "board_size": 5, "max_moves": 2}),
+        ["leave", "greedy"],
+        4,
+        seed=1,
+    )
 
 
 SIX_FOR_NINE = np.arange(NUM_KINDS)

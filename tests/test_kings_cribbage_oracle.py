@@ -38,7 +38,8 @@ def brute_hand(ranks: tuple[int, ...]) -> tuple[int, bool]:
         runs = [
             idx
             for idx in combinations(range(n), size)
-            if sorted(ranks[i] for i in idx) == list(range(min(ranks[i] for i in idx), min(ranks[i] for i in idx) + size))
+            if sorted(ranks[i] for i in idx)
+            == list(range(min(ranks[i] for i in idx), min(ranks[i] for i in idx) + size))
         ]
         if runs:
             points += size * len(runs)
@@ -91,7 +92,9 @@ def brute_moves(values, colours, rack_kinds, size):
         k = len(placed)
         if k > len(tiles) or (first and k < 2):
             continue
-        if not first and not any((r + dr, c + dc) in board for r, c in placed for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))):
+        if not first and not any(
+            (r + dr, c + dc) in board for r, c in placed for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
+        ):
             continue
         lines = _lines(board, placed, size)
         if lines is None:

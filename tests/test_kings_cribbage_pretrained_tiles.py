@@ -41,7 +41,9 @@ def test_pretrained_resolves_in_the_default_tiles_mode(tiles_policy):
     assert not tiles_policy.needs_observation  # it reads the view, never a tiles-mode vector
     assert pretrained_folder(TILES) == pretrained_folder(MOVES)
     meta = json.loads((pretrained_folder(TILES) / "metadata.json").read_text())
-    assert make_agent(TILES, f"onnx:{pretrained_folder(TILES)}").twin.resolved()["max_moves"] == meta["env_kwargs"].get("max_moves", 64)
+    assert make_agent(TILES, f"onnx:{pretrained_folder(TILES)}").twin.resolved()["max_moves"] == meta["env_kwargs"].get(
+        "max_moves", 64
+    )
     assert not isinstance(make_agent(MOVES, "pretrained"), MovesPolicyAtTiles)  # moves mode: the policy itself
     for spec in (EnvSpec("kings_cribbage_v0", {"board_size": 11}), EnvSpec("kings_cribbage_v0", {"num_players": 3})):
         with pytest.raises(ValueError, match="no pretrained policy"):
@@ -152,12 +154,17 @@ def test_it_reads_nothing_hidden(tiles_policy):
             for position in [state, *variants]:
                 view = position.view(seat)
                 plans.append(tiles_policy.choose(view))
-                vectors.append(tiles_policy._observer.encode(moves_game.state_from_json(
-                    {**position.to_json(), "config": moves_game.config()}), seat))  # the true hidden parts
+                vectors.append(
+                    tiles_policy._observer.encode(
+                        moves_game.state_from_json({**position.to_json(), "config": moves_game.config()}), seat
+                    )
+                )  # the true hidden parts
                 assert position_from_view(view, moves_game) == position_from_view(state.view(seat), moves_game)
             assert all(plan == plans[0] for plan in plans)
             assert all(np.array_equal(vector, vectors[0]) for vector in vectors)
-            assert np.array_equal(tiles_policy._observer.encode(tiles_policy.moves_state(state.view(seat)), seat), vectors[0])
+            assert np.array_equal(
+                tiles_policy._observer.encode(tiles_policy.moves_state(state.view(seat)), seat), vectors[0]
+            )
             compared += 1
     assert compared >= 30 and turned >= 1
 

@@ -56,7 +56,13 @@ def _ending(state) -> str:
 # --- every reachable state loads ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "config",
-    [{}, {"num_players": 4}, {"variant": "solitaire"}, {"board_size": 5, "stall_rounds": 1}, {"num_players": 3, "board_size": 9}],
+    [
+        {},
+        {"num_players": 4},
+        {"variant": "solitaire"},
+        {"board_size": 5, "stall_rounds": 1},
+        {"num_players": 3, "board_size": 9},
+    ],
     ids=str,
 )
 def test_every_visited_state_loads_and_round_trips(config):
@@ -72,7 +78,13 @@ def test_every_visited_state_loads_and_round_trips(config):
 
 # --- the valid states tampered with ----------------------------------------------------------------------------
 def _midgame(s) -> bool:
-    return not s.is_terminal() and np.count_nonzero(s.values) >= 8 and bool(s.bags[0]) and bool(len(s.moves)) and not s.pending
+    return (
+        not s.is_terminal()
+        and np.count_nonzero(s.values) >= 8
+        and bool(s.bags[0])
+        and bool(len(s.moves))
+        and not s.pending
+    )
 
 
 BASES: dict[str, tuple[dict, Callable]] = {
@@ -241,9 +253,26 @@ TAMPERS = [
     Tamper("header", "state is a string", "mid", None, "state", whole="not a state"),
     Tamper("header", "state is an empty object", "mid", None, "game", whole={}),
     # missing and unknown keys
-    *(Tamper("keys", f"no {key}", "pending", _drop(key), key)
-      for key in ("game", "config", "values", "colours", "printed", "racks", "bags", "scores", "deductions", "current",
-                  "passes", "terminal", "pending", "marked", "rng")),
+    *(
+        Tamper("keys", f"no {key}", "pending", _drop(key), key)
+        for key in (
+            "game",
+            "config",
+            "values",
+            "colours",
+            "printed",
+            "racks",
+            "bags",
+            "scores",
+            "deductions",
+            "current",
+            "passes",
+            "terminal",
+            "pending",
+            "marked",
+            "rng",
+        )
+    ),
     Tamper("keys", "an unknown key", "mid", _set("colour", 1), "colour"),
     # wrong types
     Tamper("types", "values a string", "mid", _set("values", "board"), "values"),
@@ -285,8 +314,16 @@ TAMPERS = [
     Tamper("cells", "colour on an empty cell", "opening", _set("colours.4.4", 1), "colours[4][4]"),
     Tamper("cells", "printed rank on an empty cell", "opening", _set("printed.4.4", 7), "printed[4][4]"),
     Tamper("cells", "a value without a printed rank", "opening", _set("values.4.4", 7), "printed[4][4]"),
-    Tamper("cells", "a 5 showing 7", "mid", lambda d: (_set(f"printed.{_board_tile(d)[0]}.{_board_tile(d)[1]}", 5)(d),
-                                                      _set(f"values.{_board_tile(d)[0]}.{_board_tile(d)[1]}", 7)(d)), OCCUPIED),
+    Tamper(
+        "cells",
+        "a 5 showing 7",
+        "mid",
+        lambda d: (
+            _set(f"printed.{_board_tile(d)[0]}.{_board_tile(d)[1]}", 5)(d),
+            _set(f"values.{_board_tile(d)[0]}.{_board_tile(d)[1]}", 7)(d),
+        ),
+        OCCUPIED,
+    ),
     # board shape
     Tamper("board", "one tile on the board", "opening", _lay_bag_tile, "values"),
     Tamper("board", "a tile apart from the others", "mid", _move_board_tile_apart, "values"),
@@ -296,51 +333,134 @@ TAMPERS = [
     Tamper("tiles", "a tile in two racks", "mid", lambda d: _set("racks.1.0", d["racks"][0][0])(d), "tiles"),
     Tamper("tiles", "a tile missing", "mid", lambda d: d["bags"][0].pop(), "tiles"),
     Tamper("tiles", "ten extra bag tiles", "mid", lambda d: d["bags"][0].extend(d["bags"][0][:10]), "tiles"),
-    Tamper("tiles", "a bag tile changed kind", "mid", lambda d: d["bags"][0].__setitem__(0, (d["bags"][0][0] + 1) % 26), "tiles"),
+    Tamper(
+        "tiles",
+        "a bag tile changed kind",
+        "mid",
+        lambda d: d["bags"][0].__setitem__(0, (d["bags"][0][0] + 1) % 26),
+        "tiles",
+    ),
     Tamper("tiles", "a tile missing at the end", "out", lambda d: d["racks"][(d["current"] + 1) % 2].pop(), "tiles"),
     # solitaire: each seat holds and draws its own colour
     Tamper("solitaire", "a light tile on the dark rack", "solitaire", _swap("racks.1.0", "bags.0.0"), "racks[1]"),
-    Tamper("solitaire", "racks swapped between the colours", "solitaire",
-           lambda d: d.__setitem__("racks", d["racks"][::-1]), "racks[0]"),
+    Tamper(
+        "solitaire",
+        "racks swapped between the colours",
+        "solitaire",
+        lambda d: d.__setitem__("racks", d["racks"][::-1]),
+        "racks[0]",
+    ),
     Tamper("solitaire", "a dark tile in the light bag", "solitaire", _swap("bags.0.0", "bags.1.0"), "bags[0]"),
     Tamper("solitaire", "one bag in solitaire", "solitaire", lambda d: d["bags"].pop(), "bags"),
     # rack limits
     Tamper("racks", "a 12-tile rack", "mid", lambda d: _move_tile(d, "bags.0", "racks.0", 7), "racks[0]"),
     Tamper("racks", "a 6-tile rack", "mid", lambda d: _move_tile(d, "bags.0", "racks.1"), "racks[1]"),
-    Tamper("racks", "a 4-tile rack while the bag holds tiles", "mid", lambda d: _move_tile(d, "racks.0", "bags.0"), "racks[0]"),
+    Tamper(
+        "racks",
+        "a 4-tile rack while the bag holds tiles",
+        "mid",
+        lambda d: _move_tile(d, "racks.0", "bags.0"),
+        "racks[0]",
+    ),
     # scores and deductions
     Tamper("scores", "points before any tile lies", "opening", _set("scores.0", 3), "scores"),
     Tamper("scores", "fewer points than the opening's 12", "mid", _set("scores", [5, 4]), "scores"),
     Tamper("scores", "more points than the board can hold", "mid", _set("scores.1", 10**6), "scores"),
     Tamper("scores", "a negative score while running", "mid", _set("scores.0", -1), "scores[0]"),
     Tamper("scores", "a deduction while running", "mid", _set("deductions.1", 4), "deductions"),
-    Tamper("scores", "a deduction that is not the rack's count", "out",
-           lambda d: d["deductions"].__setitem__(1 - d["current"], d["deductions"][1 - d["current"]] + 1), "deductions[{other}]"),
-    Tamper("scores", "a final score below minus the deduction", "out",
-           lambda d: d["scores"].__setitem__(1 - d["current"], -d["deductions"][1 - d["current"]] - 1), "scores[{other}]"),
+    Tamper(
+        "scores",
+        "a deduction that is not the rack's count",
+        "out",
+        lambda d: d["deductions"].__setitem__(1 - d["current"], d["deductions"][1 - d["current"]] + 1),
+        "deductions[{other}]",
+    ),
+    Tamper(
+        "scores",
+        "a final score below minus the deduction",
+        "out",
+        lambda d: d["scores"].__setitem__(1 - d["current"], -d["deductions"][1 - d["current"]] - 1),
+        "scores[{other}]",
+    ),
     # the end and the phase
     Tamper("end", "over with tiles in the bag, nobody out, no stall", "mid", _end_now, "terminal"),
     Tamper("end", "over with empty bags while the mover can move", "late", _end_now, "terminal"),
     Tamper("end", "running after going out", "out", _unfinish, "racks[{current}]"),
     Tamper("end", "running after the stall limit", "stall", _unfinish, "passes"),
     Tamper("end", "running with empty bags and nobody able to move", "blocked", _unfinish, "terminal"),
-    Tamper("end", "gone out, but another seat moved last", "out", lambda d: d.__setitem__("current", 1 - d["current"]), "current"),
+    Tamper(
+        "end",
+        "gone out, but another seat moved last",
+        "out",
+        lambda d: d.__setitem__("current", 1 - d["current"]),
+        "current",
+    ),
     Tamper("end", "gone out after a pass", "out", _set("passes", 1), "passes"),
     Tamper("end", "a move being built after the end", "out", _set("pending", [0]), "pending"),
     Tamper("end", "an exchange being chosen after the end", "stall", _set("marked", [0]), "marked"),
     # the move being built (replayed)
-    Tamper("pending", "a tile on an occupied cell", "pending",
-           lambda d: d["pending"].__setitem__(0, d["pending"][0] // CELLS * CELLS + _board_tile(d)[0] * 13 + _board_tile(d)[1]), "pending[0]"),
-    Tamper("pending", "the same placement twice", "pending", lambda d: d["pending"].append(d["pending"][0]), "pending[{n_pending}]"),
-    Tamper("pending", "a tile the mover does not hold", "pending", lambda d: _pending_face_not_on_rack(d, CELLS), "pending[{last_pending}]"),
-    Tamper("pending", "a placement while the mover has no move", "marked", lambda d: d["pending"].append(0), "pending[0]"),
-    Tamper("pending", "a move and an exchange at once", "pending", lambda d: d["marked"].append(_mover_rack(d)[0]), "marked[0]"),
+    Tamper(
+        "pending",
+        "a tile on an occupied cell",
+        "pending",
+        lambda d: d["pending"].__setitem__(
+            0, d["pending"][0] // CELLS * CELLS + _board_tile(d)[0] * 13 + _board_tile(d)[1]
+        ),
+        "pending[0]",
+    ),
+    Tamper(
+        "pending",
+        "the same placement twice",
+        "pending",
+        lambda d: d["pending"].append(d["pending"][0]),
+        "pending[{n_pending}]",
+    ),
+    Tamper(
+        "pending",
+        "a tile the mover does not hold",
+        "pending",
+        lambda d: _pending_face_not_on_rack(d, CELLS),
+        "pending[{last_pending}]",
+    ),
+    Tamper(
+        "pending", "a placement while the mover has no move", "marked", lambda d: d["pending"].append(0), "pending[0]"
+    ),
+    Tamper(
+        "pending",
+        "a move and an exchange at once",
+        "pending",
+        lambda d: d["marked"].append(_mover_rack(d)[0]),
+        "marked[0]",
+    ),
     # the exchange being chosen (replayed)
-    Tamper("marked", "an exchange while the mover can move", "mid", lambda d: d["marked"].append(_mover_rack(d)[0]), "marked[0]"),
-    Tamper("marked", "kinds in decreasing order", "marked", lambda d: d.__setitem__("marked", [max(d["marked"]), min(d["marked"])]), "marked[1]"),
-    Tamper("marked", "a kind not on the rack", "marked", lambda d: d.__setitem__("marked", [_absent_kind(_mover_rack(d))]), "marked[0]"),
-    Tamper("marked", "more of a kind than the rack holds", "marked",
-           lambda d: d.__setitem__("marked", [_mover_rack(d)[0]] * (_mover_rack(d).count(_mover_rack(d)[0]) + 1)), "marked[{n_first}]"),
+    Tamper(
+        "marked",
+        "an exchange while the mover can move",
+        "mid",
+        lambda d: d["marked"].append(_mover_rack(d)[0]),
+        "marked[0]",
+    ),
+    Tamper(
+        "marked",
+        "kinds in decreasing order",
+        "marked",
+        lambda d: d.__setitem__("marked", [max(d["marked"]), min(d["marked"])]),
+        "marked[1]",
+    ),
+    Tamper(
+        "marked",
+        "a kind not on the rack",
+        "marked",
+        lambda d: d.__setitem__("marked", [_absent_kind(_mover_rack(d))]),
+        "marked[0]",
+    ),
+    Tamper(
+        "marked",
+        "more of a kind than the rack holds",
+        "marked",
+        lambda d: d.__setitem__("marked", [_mover_rack(d)[0]] * (_mover_rack(d).count(_mover_rack(d)[0]) + 1)),
+        "marked[{n_first}]",
+    ),
     # the random generator
     Tamper("rng", "rng a list", "mid", _set("rng", [1, 2]), "rng"),
     Tamper("rng", "rng without uinteger", "mid", lambda d: d["rng"].pop("uinteger"), "rng"),
@@ -385,8 +505,22 @@ def test_tampered_state_is_refused_naming_the_field(case):
 def test_tamper_kinds_cover_the_issue():
     """The kinds of impossible state the issue lists for Kings Cribbage, each with at least one case."""
     counts = Counter(case.kind for case in TAMPERS)
-    assert set(counts) >= {"header", "keys", "types", "ranges", "cells", "board", "tiles", "solitaire", "racks",
-                           "scores", "end", "pending", "marked", "rng"}
+    assert set(counts) >= {
+        "header",
+        "keys",
+        "types",
+        "ranges",
+        "cells",
+        "board",
+        "tiles",
+        "solitaire",
+        "racks",
+        "scores",
+        "end",
+        "pending",
+        "marked",
+        "rng",
+    }
     assert len({(c.kind, c.name) for c in TAMPERS}) == len(TAMPERS)
 
 
@@ -404,8 +538,12 @@ def test_the_same_position_written_otherwise_loads():
     data["racks"][0] = data["racks"][0][::-1]
     assert game.state_from_json(data).to_json() == _base("mid")[1]
     game, data = _base("out")
-    turned = [(r, c) for r, row in enumerate(data["printed"]) for c, rank in enumerate(row) if rank in (6, 9)
-              and data["values"][r][c] != rank]
+    turned = [
+        (r, c)
+        for r, row in enumerate(data["printed"])
+        for c, rank in enumerate(row)
+        if rank in (6, 9) and data["values"][r][c] != rank
+    ]
     assert turned, "the finished game shows a turned 6 or 9"
     game.state_from_json(data)
 

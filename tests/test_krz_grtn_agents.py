@@ -23,8 +23,15 @@ def test_registry_finds_the_heuristic():
 def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
     """Five players, level 1: GR_N (green), W K (walk), LV (the pose), PD (pedestrian)."""
     game = KrzGrtnGame(num_players=5)
-    data = scenario(game, ["BCDFG", "ST", "RST", "L", "M"], phase="guess", clues=["", "GR_N", "W_K", "LV", "PD"],
-                    candidates=["cat", "pedestrian light", "dog"], target_position=1, clues_done=4)
+    data = scenario(
+        game,
+        ["BCDFG", "ST", "RST", "L", "M"],
+        phase="guess",
+        clues=["", "GR_N", "W_K", "LV", "PD"],
+        candidates=["cat", "pedestrian light", "dog"],
+        target_position=1,
+        clues_done=4,
+    )
     state = load(game, data)
     x = SkeletonTeammate(seed=0)
     action = x.act(None, state.legal_action_mask(), state.view(0))

@@ -29,10 +29,16 @@ def _scripted_pass(reward: str):
     game_env = raw_env(num_players=3, reward=reward)
     game_env.reset(seed=0)
     game = game_env.game
-    data = scenario(game, ["BCDFG", "ST", "RST"], phase="guess", clues=["", "GR_N", "W_K"],
-                    candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"],
-                    target_position=0, clues_done=2,
-                    level_index=5)  # A = 8 on level 6
+    data = scenario(
+        game,
+        ["BCDFG", "ST", "RST"],
+        phase="guess",
+        clues=["", "GR_N", "W_K"],
+        candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"],
+        target_position=0,
+        clues_done=2,
+        level_index=5,
+    )  # A = 8 on level 6
     game_env.load_json(data)
     game_env.step(act.guess(0))
     return game_env
@@ -85,8 +91,18 @@ def test_omniscient_mode_and_state_include_hidden_facts():
 
 def test_action_to_string_names_tiles_and_pictures():
     game = KrzGrtnGame(num_players=3)
-    state = load(game, scenario(game, ["BCDFG", "ST", "RST"], phase="guess", clues=["", "GR_N", "W_K"],
-                                candidates=["pedestrian light", "cat", "dog"], target_position=0, clues_done=2))
+    state = load(
+        game,
+        scenario(
+            game,
+            ["BCDFG", "ST", "RST"],
+            phase="guess",
+            clues=["", "GR_N", "W_K"],
+            candidates=["pedestrian light", "cat", "dog"],
+            target_position=0,
+            clues_done=2,
+        ),
+    )
     assert state.action_to_string(act.guess(2)) == "point at picture 3 (dog)"
     assert act.describe(act.add_tile(5)) == "add H to the clue"
     assert act.describe(act.return_letter(0)) == "return B to the middle"

@@ -131,7 +131,12 @@ def test_crossplay_mixes_roles_on_the_same_seeds():
         state.apply(team.act(None, state.legal_action_mask(), state.view(state.current_player)))
     assert calls and set(calls) == {"X"}
     rows = crossplay(FOUR, "random", "skeleton", games=2, seed=10_000_000)
-    assert [(r.givers, r.x) for r in rows] == [("random", "random"), ("random", "skeleton"), ("skeleton", "random"), ("skeleton", "skeleton")]
+    assert [(r.givers, r.x) for r in rows] == [
+        ("random", "random"),
+        ("random", "skeleton"),
+        ("skeleton", "random"),
+        ("skeleton", "skeleton"),
+    ]
     assert all(r.games == 2 and 0 <= r.wins <= 2 for r in rows)
     again = crossplay(FOUR, "random", "skeleton", games=2, seed=10_000_000)
     assert [r.mean_levels for r in rows] == [r.mean_levels for r in again]  # seeded
@@ -140,15 +145,20 @@ def test_crossplay_mixes_roles_on_the_same_seeds():
 
 
 def test_a_roles_run_warm_starts_trains_and_exports(tmp_path):
-    config = parse_config({
-        "env_id": "krz_grtn_v1", "env_kwargs": {"num_players": 4, "features": ["roles"]}, "total_steps": 128, "learner_seats": "all",
-        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
-        "network": {"kind": "roles", "width": 8, "hidden": [16]},
-        "warm_start": {"teacher": "skeleton", "games": 3, "epochs": 1, "eval_games": 0},
-        "vec_env": {"kind": "batched", "num_envs": 2},
-        "evaluation": {"every": 10_000, "games": 2, "final_games": 2},
-        "checkpoint": {"every": 10_000, "keep": 1},
-    })
+    config = parse_config(
+        {
+            "env_id": "krz_grtn_v1",
+            "env_kwargs": {"num_players": 4, "features": ["roles"]},
+            "total_steps": 128,
+            "learner_seats": "all",
+            "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+            "network": {"kind": "roles", "width": 8, "hidden": [16]},
+            "warm_start": {"teacher": "skeleton", "games": 3, "epochs": 1, "eval_games": 0},
+            "vec_env": {"kind": "batched", "num_envs": 2},
+            "evaluation": {"every": 10_000, "games": 2, "final_games": 2},
+            "checkpoint": {"every": 10_000, "keep": 1},
+        }
+    )
     result = train(config, out=tmp_path / "run", progress=False)
     assert (result.run_dir / "warm_start.json").is_file()
     meta = export.export_trained(result.run_dir, tmp_path / "export")
@@ -161,7 +171,9 @@ def test_a_frozen_role_keeps_its_weights_through_ppo_updates():
     spec = FOUR
     env = spec.make_raw()
     policy_class, kwargs = network_policy(NetworkConfig(kind="roles", hidden=[16], width=8, frozen_role="x"), spec)
-    policy = build_policy(env.observation_space("player_0")["observation"], env.action_space("player_0"), kwargs, policy_class)
+    policy = build_policy(
+        env.observation_space("player_0")["observation"], env.action_space("player_0"), kwargs, policy_class
+    )
     before = {k: v.clone() for k, v in policy.state_dict().items()}
     observations, masks = export.sample_positions(spec, 64, seed=1)
     obs = torch.as_tensor(observations)

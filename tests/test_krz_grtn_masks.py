@@ -105,9 +105,7 @@ def encode(state, seat: int, omniscient: bool = False) -> np.ndarray:
 def _same_views(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
-    return all(
-        np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k] for k in a
-    )
+    return all(np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k] for k in a)
 
 
 def _swap_letters(state, seat: int, rng: np.random.Generator, in_clue: bool) -> bool:
@@ -154,8 +152,10 @@ def _lengthen_clue(state, seat: int, rng: np.random.Generator) -> bool:
 
 def _perturb_and_compare(state, changed_seat: int, observers: list[int], rng, how: str) -> bool:
     other = state.clone()
-    changed = _lengthen_clue(other, changed_seat, rng) if how == "lengthen" else _swap_letters(
-        other, changed_seat, rng, in_clue=how == "clue"
+    changed = (
+        _lengthen_clue(other, changed_seat, rng)
+        if how == "lengthen"
+        else _swap_letters(other, changed_seat, rng, in_clue=how == "clue")
     )
     if not changed:
         return False

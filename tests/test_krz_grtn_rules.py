@@ -38,9 +38,7 @@ def test_setup_five_letters_and_two_blanks_each_level_one_and_five_lives(n):
 
 def test_letter_tiles_are_the_ruled_consonants():
     assert int(LETTER_COUNTS.sum()) == 56
-    assert counts_string(LETTER_COUNTS) == (
-        "BBBCCCDDDFFFGGGHHHJKKKLLLLMMMNNNNPPPQRRRRSSSSTTTTVWWWXYZ"
-    )
+    assert counts_string(LETTER_COUNTS) == ("BBBCCCDDDFFFGGGHHHJKKKLLLLMMMNNNNPPPQRRRRSSSSTTTTVWWWXYZ")
 
 
 @pytest.mark.parametrize("blanks", [0, 1])
@@ -116,7 +114,11 @@ def test_a_clue_needs_two_letters_and_blanks_do_not_count():
     state = load(game, scenario(game, ["BCDFG", "GRNST", "HKLMN"], phase="clue"))
     mask = state.legal_action_mask()
     assert [act.describe(a) for a in np.flatnonzero(mask)] == [
-        "add G to the clue", "add N to the clue", "add R to the clue", "add S to the clue", "add T to the clue",
+        "add G to the clue",
+        "add N to the clue",
+        "add R to the clue",
+        "add S to the clue",
+        "add T to the clue",
         "add a blank to the clue",
     ]
     for ch, can_finish in (("G", False), ("_", False), ("R", True)):
@@ -209,8 +211,13 @@ def test_no_vote_without_a_life_card():
 
 def test_a_giver_without_two_letters_and_no_life_loses():
     game = KrzGrtnGame(num_players=3)
-    table = dict(GUESS_TABLE, clues=["", "GR_N", "W_K"], clues_done=2, level_index=4,
-                 candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat"])  # A = 7 on level 5
+    table = dict(
+        GUESS_TABLE,
+        clues=["", "GR_N", "W_K"],
+        clues_done=2,
+        level_index=4,
+        candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat"],
+    )  # A = 7 on level 5
     state = load(game, scenario(game, ["B", "ST", "RST"], lives=0, **table))
     state.apply(act.guess(0))  # level 5 passed; seat 0 was X, draws nothing, and gives clues next
     assert state.phase == OVER and state.outcome == -1 and state.level_index == 5
@@ -254,9 +261,20 @@ def test_skipping_lower_levels_plays_six_levels_from_the_higher_cards():
     state = load(game, scenario(game, ["BCDFG", "GRNST"], phase="clue"))
     lay(state, "GR")
     assert len(state.candidates) == 5
-    state = load(game, scenario(game, ["BCDFG", "ST"], level_index=5, **dict(
-        GUESS_TABLE, clues=["", "GR"], clues_done=1, candidates=["pedestrian light", "cat", "dog", "cow", "pig",
-                                                                  "sheep", "goat", "horse"])))
+    state = load(
+        game,
+        scenario(
+            game,
+            ["BCDFG", "ST"],
+            level_index=5,
+            **dict(
+                GUESS_TABLE,
+                clues=["", "GR"],
+                clues_done=1,
+                candidates=["pedestrian light", "cat", "dog", "cow", "pig", "sheep", "goat", "horse"],
+            ),
+        ),
+    )
     state.apply(act.guess(0))
     assert state.outcome == 1 and state.level_index == 6
 

@@ -69,7 +69,8 @@ def kind_of(data: dict) -> str | None:
         return f"return_{data['after_draws']}"
     if phase == "over":
         return {"all six levels passed": "won", "a level failed with no life card left": "failed"}.get(
-            data["end_reason"], "short")
+            data["end_reason"], "short"
+        )
     return None
 
 
@@ -106,6 +107,7 @@ def refused(data: dict, game: KrzGrtnGame = GAME) -> InvalidStateError:
 # --- edits that keep every tile accounted for ------------------------------------------------------------------
 def move_letters(data: dict, source: str, target: str, count: int) -> None:
     """Move `count` letters from one letter string (`"bag"` or `"supplies[i]"`) to another."""
+
     def text(path):
         return data["bag"] if path == "bag" else data["supplies"][int(path[9:-1])]
 
@@ -204,27 +206,43 @@ def _tamper_cases():
     case("range", "vote", "outcome", assign(outcome=2))
     case("range", "vote", "end_reason", assign(end_reason="bored"))
     # conservation: every letter, blank and picture card exactly once
-    case("letters", "vote", LETTER_FIELDS,  # a letter in two hands
-         lambda d: d["supplies"].__setitem__(1, d["supplies"][1] + d["supplies"][2][0]))
+    case(
+        "letters",
+        "vote",
+        LETTER_FIELDS,  # a letter in two hands
+        lambda d: d["supplies"].__setitem__(1, d["supplies"][1] + d["supplies"][2][0]),
+    )
     case("letters", "vote", LETTER_FIELDS, lambda d: d.update(bag=d["bag"][1:]))
     case("letters", "vote", LETTER_FIELDS, lambda d: d.update(bag=d["bag"] + "Q"))
-    case("letters", "clue", LETTER_FIELDS, lambda d: d["clues"].__setitem__(
-        d["current_player"], d["clues"][d["current_player"]] + d["bag"][0]))
+    case(
+        "letters",
+        "clue",
+        LETTER_FIELDS,
+        lambda d: d["clues"].__setitem__(d["current_player"], d["clues"][d["current_player"]] + d["bag"][0]),
+    )
     case("blanks", "vote", "blanks[2]", lambda d: d["blanks"].__setitem__(2, 1))
-    case("blanks", "clue", "blanks[{g1}]", lambda d: d["clues"].__setitem__(
-        d["current_player"], d["clues"][d["current_player"]] + "_____"))
+    case(
+        "blanks",
+        "clue",
+        "blanks[{g1}]",
+        lambda d: d["clues"].__setitem__(d["current_player"], d["clues"][d["current_player"]] + "_____"),
+    )
     case("cards", "vote", CARD_FIELDS, lambda d: d["discard"].append(d["deck"][0]))
     case("cards", "vote", CARD_FIELDS, lambda d: d["deck"].pop())
     case("cards", "vote", CARD_FIELDS, lambda d: d["deck"].__setitem__(0, CONCEPT_ID[d["target"]] // 2))
-    case("cards", "guess", CARD_FIELDS, lambda d: d["candidates"].__setitem__(
-        (d["target_position"] + 1) % len(d["candidates"]), CONCEPTS[CONCEPT_ID[d["target"]] ^ 1].name))
+    case(
+        "cards",
+        "guess",
+        CARD_FIELDS,
+        lambda d: d["candidates"].__setitem__(
+            (d["target_position"] + 1) % len(d["candidates"]), CONCEPTS[CONCEPT_ID[d["target"]] ^ 1].name
+        ),
+    )
     # the tile limit
     case("tile limit", "vote", "supplies[1]", lambda d: set_owned(d, 1, 9))
     case("tile limit", "vote", "supplies[0]", lambda d: set_owned(d, 0, len(d["supplies"][0]) + len(d["bag"])))
-    case("tile limit", "return_vote", "supplies[{current}]",
-         lambda d: set_owned(d, d["current_player"], 8))
-    case("tile limit", "return_vote", "supplies[{current}]",
-         lambda d: set_owned(d, d["current_player"], 11))
+    case("tile limit", "return_vote", "supplies[{current}]", lambda d: set_owned(d, d["current_player"], 8))
+    case("tile limit", "return_vote", "supplies[{current}]", lambda d: set_owned(d, d["current_player"], 11))
     # the phase: who acts, the table, the clues, drawing rounds, the end
     case("phase", "vote", "lives", assign(lives=0))
     case("phase", "vote", "current_player", lambda d: d.update(current_player=d["x"]))
@@ -232,22 +250,48 @@ def _tamper_cases():
     case("phase", "clue", "current_player", lambda d: d.update(current_player=givers(d)[2]))
     case("phase", "guess", "clues_done", assign(clues_done=2))
     case("phase", "guess", "current_player", lambda d: d.update(current_player=givers(d)[0]))
-    case("phase", "vote", "target",
-         lambda d: (d["deck"].append(CONCEPT_ID[d["target"]] // 2), d.update(target=None, candidates=[])))
+    case(
+        "phase",
+        "vote",
+        "target",
+        lambda d: (d["deck"].append(CONCEPT_ID[d["target"]] // 2), d.update(target=None, candidates=[])),
+    )
     case("phase", "vote", "candidates", lambda d: (d["candidates"].append(deck_concept(d)), d["deck"].pop(0)))
     case("phase", "vote", "target_position", assign(target_position=0))
-    case("phase", "guess", "target_position",
-         lambda d: d.update(target_position=(d["target_position"] + 1) % len(d["candidates"])))
+    case(
+        "phase",
+        "guess",
+        "target_position",
+        lambda d: d.update(target_position=(d["target_position"] + 1) % len(d["candidates"])),
+    )
     case("phase", "guess", "candidates", lambda d: d.update(target=deck_concept(d)))
-    case("phase", "vote", "clues[{g0}]",
-         lambda d: (d["clues"].__setitem__(givers(d)[0], d["supplies"][givers(d)[0]][:2]),
-                    d["supplies"].__setitem__(givers(d)[0], d["supplies"][givers(d)[0]][2:])))
-    case("phase", "clue", "clues[{x}]",
-         lambda d: (d["clues"].__setitem__(d["x"], d["supplies"][d["x"]][:2]),
-                    d["supplies"].__setitem__(d["x"], d["supplies"][d["x"]][2:])))
-    case("phase", "clue", "clues[{g2}]",
-         lambda d: (d["clues"].__setitem__(givers(d)[2], d["supplies"][givers(d)[2]][:1]),
-                    d["supplies"].__setitem__(givers(d)[2], d["supplies"][givers(d)[2]][1:])))
+    case(
+        "phase",
+        "vote",
+        "clues[{g0}]",
+        lambda d: (
+            d["clues"].__setitem__(givers(d)[0], d["supplies"][givers(d)[0]][:2]),
+            d["supplies"].__setitem__(givers(d)[0], d["supplies"][givers(d)[0]][2:]),
+        ),
+    )
+    case(
+        "phase",
+        "clue",
+        "clues[{x}]",
+        lambda d: (
+            d["clues"].__setitem__(d["x"], d["supplies"][d["x"]][:2]),
+            d["supplies"].__setitem__(d["x"], d["supplies"][d["x"]][2:]),
+        ),
+    )
+    case(
+        "phase",
+        "clue",
+        "clues[{g2}]",
+        lambda d: (
+            d["clues"].__setitem__(givers(d)[2], d["supplies"][givers(d)[2]][:1]),
+            d["supplies"].__setitem__(givers(d)[2], d["supplies"][givers(d)[2]][1:]),
+        ),
+    )
     case("phase", "guess", "clues[{g0}]", lambda d: _shorten_clue(d, givers(d)[0]))
     case("phase", "clue", "supplies[{g2}]", lambda d: set_owned(d, givers(d)[2], 1))
     case("phase", "vote", "draw_queue", lambda d: d.update(draw_queue=[givers(d)[0]]))
@@ -270,15 +314,23 @@ def _tamper_cases():
     # history: the last attempt's record and the box
     case("history", "guess", "last_attempt", assign(last_attempt=None))
     case("history", "vote", "last_attempt.x", _last_x_is_x)
-    case("history", "vote", "last_attempt.level",
-         lambda d: d["last_attempt"].update(level=d["last_attempt"]["level"] % 6 + 1))
+    case(
+        "history",
+        "vote",
+        "last_attempt.level",
+        lambda d: d["last_attempt"].update(level=d["last_attempt"]["level"] % 6 + 1),
+    )
     case("history", "vote", "last_attempt.passed", lambda d: d["last_attempt"].update(passed=True))
     case("history", "guess", "last_attempt.passed", lambda d: d["last_attempt"].update(passed=False))
     case("history", "vote", "last_attempt.target", lambda d: d["last_attempt"].update(target=deck_concept(d)))
     case("history", "vote", "last_attempt.clues", lambda d: d["last_attempt"].update(clues={}))
     case("history", "vote", "last_attempt.bogus", lambda d: d["last_attempt"].update(bogus=1))
-    case("history", "vote", "last_attempt.clues.{x}",  # a one-letter clue on record
-         lambda d: d["last_attempt"]["clues"].update({str(d["x"]): "K"}))
+    case(
+        "history",
+        "vote",
+        "last_attempt.clues.{x}",  # a one-letter clue on record
+        lambda d: d["last_attempt"]["clues"].update({str(d["x"]): "K"}),
+    )
     case("history", "vote", "lives", lambda d: d.update(lives=5, votes=0, current_player=givers(d)[0]))
     case("history", "vote", "deck", lambda d: (d["discard"].extend(d["deck"][:130]), d.update(deck=d["deck"][130:])))
     # the generator
@@ -466,15 +518,15 @@ def mutated(draw):
         if change == "double":
             container[key] = value[: i + 1] + value[i:]
         elif change == "drop":
-            container[key] = value[:i] + value[i + 1:]
+            container[key] = value[:i] + value[i + 1 :]
         else:
-            container[key] = value[:i] + draw(st.sampled_from(LETTERS + "_aE ")) + value[i + 1:]
+            container[key] = value[:i] + draw(st.sampled_from(LETTERS + "_aE ")) + value[i + 1 :]
     elif how == "owner" and data["bag"]:
         # a letter changes owner: from the bag to a screen
         seat = draw(st.integers(0, len(data["supplies"]) - 1))
         i = draw(st.integers(0, len(data["bag"]) - 1))
         data["supplies"][seat] += data["bag"][i]
-        data["bag"] = data["bag"][:i] + data["bag"][i + 1:]
+        data["bag"] = data["bag"][:i] + data["bag"][i + 1 :]
     else:
         container[key] = draw(st.sampled_from(OTHER_VALUES))
     return index, data

@@ -49,8 +49,11 @@ def scenario(
         last_x = (x - 1) % n
         last_givers = [(last_x + k) % n for k in range(1, n)]
         last_attempt = {
-            "level": game.levels[level_index - 1], "x": last_x, "target": CONCEPTS[2 * card].name,
-            "guess": CONCEPTS[2 * card].name, "passed": True,
+            "level": game.levels[level_index - 1],
+            "x": last_x,
+            "target": CONCEPTS[2 * card].name,
+            "guess": CONCEPTS[2 * card].name,
+            "passed": True,
             "clues": {str(g): clue for g, clue in zip(last_givers, ("RS", "TN", "LR", "ST", "NL"))},
         }
     return {

@@ -35,8 +35,9 @@ TRAIN = "this command needs the train extra ({} is missing): pip install -e '.[t
 
 def run_without(modules: tuple[str, ...], args: list[str]) -> subprocess.CompletedProcess:
     """`tabletop ARGS` in a fresh interpreter where `modules` are not installed."""
-    return subprocess.run([sys.executable, "-c", WITHOUT, ",".join(modules), *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT, ",".join(modules), *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def assert_one_line(done: subprocess.CompletedProcess, command: str, message: str) -> None:
@@ -45,26 +46,76 @@ def assert_one_line(done: subprocess.CompletedProcess, command: str, message: st
 
 
 CASES = {  # id: (modules absent, command line with {tmp} for outputs that must not appear, the message)
-    "tournament pretrained": (("onnxruntime",), ["tournament", "cromlet_v0", "pretrained", "random", "--quiet",
-                                                 "--json", "{tmp}/out.json"], EXPORT),
-    "eval pretrained": (("onnxruntime",), ["eval", "cromlet_v0", "pretrained", "random", "--quiet", "--out", "{tmp}/out"], EXPORT),
+    "tournament pretrained": (
+        ("onnxruntime",),
+        ["tournament", "cromlet_v0", "pretrained", "random", "--quiet", "--json", "{tmp}/out.json"],
+        EXPORT,
+    ),
+    "eval pretrained": (
+        ("onnxruntime",),
+        ["eval", "cromlet_v0", "pretrained", "random", "--quiet", "--out", "{tmp}/out"],
+        EXPORT,
+    ),
     "play pretrained": (("onnxruntime",), ["play", "cromlet_v0", "--opponent", "pretrained"], EXPORT),
-    "crossplay pretrained": (("onnxruntime",), ["crossplay", ROLE_GAMES[0], "onnx:{tmp}/exported", "--json", "{tmp}/out.json"], EXPORT),
+    "crossplay pretrained": (
+        ("onnxruntime",),
+        ["crossplay", ROLE_GAMES[0], "onnx:{tmp}/exported", "--json", "{tmp}/out.json"],
+        EXPORT,
+    ),
     "agent": (("onnxruntime",), ["agent", "--model", str(REPO / "agents/pretrained/cromlet_2p")], EXPORT),
-    "bench baseline": (("pygame",), ["bench", "cromlet_v0", "--games", "1", "--baseline-games", "1", "--rounds", "1"],
-                       "the connect_four_v3 baseline needs the dev extra (pygame is missing): pip install -e '.[dev]'"),
-    "bench texas holdem": (("rlcard",), ["bench", "cromlet_v0", "--baseline", "texas_holdem_v4", "--games", "1",
-                                         "--baseline-games", "1", "--rounds", "1"],
-                           "the texas_holdem_v4 baseline needs rlcard, which no extra installs: pip install rlcard"),
-    "bench openspiel": (("pyspiel",), ["bench", "cromlet_v0", "--baseline", "openspiel:cribbage", "--games", "1",
-                                       "--baseline-games", "1", "--rounds", "1"],
-                        "an OpenSpiel baseline needs OpenSpiel: pip install open-spiel"),
-    "serve": (("starlette",), ["serve", "--port", "0"],
-              "this command needs the web extra (starlette is missing): pip install -e '.[web]'"),
+    "bench baseline": (
+        ("pygame",),
+        ["bench", "cromlet_v0", "--games", "1", "--baseline-games", "1", "--rounds", "1"],
+        "the connect_four_v3 baseline needs the dev extra (pygame is missing): pip install -e '.[dev]'",
+    ),
+    "bench texas holdem": (
+        ("rlcard",),
+        [
+            "bench",
+            "cromlet_v0",
+            "--baseline",
+            "texas_holdem_v4",
+            "--games",
+            "1",
+            "--baseline-games",
+            "1",
+            "--rounds",
+            "1",
+        ],
+        "the texas_holdem_v4 baseline needs rlcard, which no extra installs: pip install rlcard",
+    ),
+    "bench openspiel": (
+        ("pyspiel",),
+        [
+            "bench",
+            "cromlet_v0",
+            "--baseline",
+            "openspiel:cribbage",
+            "--games",
+            "1",
+            "--baseline-games",
+            "1",
+            "--rounds",
+            "1",
+        ],
+        "an OpenSpiel baseline needs OpenSpiel: pip install open-spiel",
+    ),
+    "serve": (
+        ("starlette",),
+        ["serve", "--port", "0"],
+        "this command needs the web extra (starlette is missing): pip install -e '.[web]'",
+    ),
     "train": (("torch",), ["train", "configs/smoke/cromlet.yaml", "--out", "{tmp}/out"], TRAIN.format("torch")),
-    "eval ratings": (("openskill",), ["eval", "cromlet_v0", "random", "greedy", "--out", "{tmp}/out"], TRAIN.format("openskill")),
-    "tournament ppo": (("torch",), ["tournament", "cromlet_v0", "ppo:{tmp}/run", "random"],
-                       "a trained policy (ppo: agent) needs the train extra (torch is missing): pip install -e '.[train]'"),
+    "eval ratings": (
+        ("openskill",),
+        ["eval", "cromlet_v0", "random", "greedy", "--out", "{tmp}/out"],
+        TRAIN.format("openskill"),
+    ),
+    "tournament ppo": (
+        ("torch",),
+        ["tournament", "cromlet_v0", "ppo:{tmp}/run", "random"],
+        "a trained policy (ppo: agent) needs the train extra (torch is missing): pip install -e '.[train]'",
+    ),
 }
 
 

@@ -25,7 +25,11 @@ def replay(spec: EnvSpec, seed: int, transcript: str):
     env = spec.make_raw()
     env.reset(seed=seed)
     for line in re.findall(r"^(?:you|player_\d+ \(.*?\)): (.*)$", transcript, flags=re.M):
-        legal = [a for a in np.flatnonzero(env.game_state.legal_action_mask()) if line.split(": ")[0] == env.action_to_string(a)]
+        legal = [
+            a
+            for a in np.flatnonzero(env.game_state.legal_action_mask())
+            if line.split(": ")[0] == env.action_to_string(a)
+        ]
         assert legal, f"{line!r} is not legal at this point of the replay"
         env.step(int(legal[0]))
     return env.game_state
@@ -36,7 +40,9 @@ def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_d
     named = last_legal_name(cromlet, seed)
     script = ["what?", "0", "999", named] + ["1"] * 400
     out = io.StringIO()
-    returns = play.play(cromlet, f"onnx:{cromlet_onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out)
+    returns = play.play(
+        cromlet, f"onnx:{cromlet_onnx_dir}", seat=0, seed=seed, lines=io.StringIO("\n".join(script)), out=out
+    )
     text = out.getvalue()
 
     assert "game over: you " in text and sorted(returns.tolist()) == [-1.0, 1.0]
@@ -68,7 +74,18 @@ def test_seat_and_other_games(capsys):
 def test_typed_input_never_aborts_a_game():
     """Digits that are not ASCII, empty lines, huge numbers, control characters, replacement characters
     and an overlong line are all refused with a prompt again; the end of input ends the game politely."""
-    odd = ["²", "", "   ", "99999999999999999999999999999", "-1", "1.0", "\x1b[31m1", "\x00", "\ufffd\ufffd", "x" * 10_000]
+    odd = [
+        "²",
+        "",
+        "   ",
+        "99999999999999999999999999999",
+        "-1",
+        "1.0",
+        "\x1b[31m1",
+        "\x00",
+        "\ufffd\ufffd",
+        "x" * 10_000,
+    ]
     out = io.StringIO()
     try:
         play.play(EnvSpec("cromlet_v0"), "random", seed=0, lines=io.StringIO("\n".join(odd + ["1"])), out=out)
@@ -83,8 +100,13 @@ def test_typed_input_never_aborts_a_game():
 
 def test_a_solo_game_ends_with_its_return_and_no_negative_zero():
     out = io.StringIO()
-    returns = play.play(EnvSpec("chromino_v1", {"variant": "solo", "num_players": 1}), "random", seed=3,
-                        lines=io.StringIO("1\n" * 3000), out=out)
+    returns = play.play(
+        EnvSpec("chromino_v1", {"variant": "solo", "num_players": 1}),
+        "random",
+        seed=3,
+        lines=io.StringIO("1\n" * 3000),
+        out=out,
+    )
     assert returns.tolist() == [0.0]  # the hand emptied: this deal is the case that printed "-0"
     assert out.getvalue().splitlines()[-1] == "game over: your return is 0 (scores: player_0 0)"
 
@@ -120,8 +142,11 @@ def walk(names: list[str], members: list[int]) -> list[int]:
     return [m for o in options for m in (o.members if len(o.members) == 1 else walk(names, o.members))]
 
 
-@pytest.mark.parametrize("spec, games, seat_has", [(EnvSpec("cromlet_v0"), 5, "wild"), (EnvSpec("kings_cribbage_v0"), 1, "")],
-                         ids=["cromlet wild", "kings cribbage"])
+@pytest.mark.parametrize(
+    "spec, games, seat_has",
+    [(EnvSpec("cromlet_v0"), 5, "wild"), (EnvSpec("kings_cribbage_v0"), 1, "")],
+    ids=["cromlet wild", "kings cribbage"],
+)
 def test_every_action_of_a_long_list_is_reached_through_short_menus(spec, games, seat_has):
     names = biggest_choice(spec, games, seat_has)
     assert len(names) > 4 * play.MENU_LIMIT  # a list that once scrolled the board away
@@ -133,7 +158,11 @@ def test_a_wild_is_played_in_menus_each_under_the_board(monkeypatch):
     no wider than the terminal; `back` returns to the menu before, an exact name is taken anywhere."""
     monkeypatch.setenv("COLUMNS", "80")
     names = biggest_choice(EnvSpec("cromlet_v0"), 5, "wild")
-    wild = next(i for i, line in enumerate(play.menu(names, list(range(len(names))))[1], 1) if line.label.startswith("play wild … ("))
+    wild = next(
+        i
+        for i, line in enumerate(play.menu(names, list(range(len(names))))[1], 1)
+        if line.label.startswith("play wild … (")
+    )
     target = next(name for name in names if name.startswith("play wild on Q") and "claim" in name)
     letters = [o.label[0] for o in play.menu(names, [i for i, n in enumerate(names) if n.startswith("play wild")])[1]]
     spaces = [n for n in names if n.startswith("play wild on Q")]

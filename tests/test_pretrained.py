@@ -35,8 +35,13 @@ def test_every_shipped_policy_plays_legal_moves_for_its_game(folder):
 
 
 def test_pretrained_matches_the_game_and_ignores_what_a_policy_never_sees():
-    assert pretrained_folder(EnvSpec("cromlet_v0", {"render_mode": "ansi", "reward": "score"})) == pretrained_folder(EnvSpec("cromlet_v0"))
-    with pytest.raises(ValueError, match=r"no pretrained policy for cromlet_v0\(num_players=3\); shipped: .*cromlet_v0\(num_players=2\)"):
+    assert pretrained_folder(EnvSpec("cromlet_v0", {"render_mode": "ansi", "reward": "score"})) == pretrained_folder(
+        EnvSpec("cromlet_v0")
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"no pretrained policy for cromlet_v0\(num_players=3\); shipped: .*cromlet_v0\(num_players=2\)",
+    ):
         make_agent(EnvSpec("cromlet_v0", {"num_players": 3}), "pretrained")
     with pytest.raises(ValueError, match=r"no pretrained policy for chromino_v1\(num_players=3\)"):
         make_agent(EnvSpec("chromino_v1", {"num_players": 3}), "pretrained")

@@ -19,17 +19,29 @@ from tabletop import envs
 GAME_CONFIGS: dict[str, list[dict]] = {
     "cromlet_v0": [{}, {"num_players": 6}, {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}],
     "chromino_v1": [
-        {}, {"variant": "junior"}, {"variant": "expert", "num_players": 8}, {"variant": "solo", "num_players": 1},
-        {"num_players": 8}, {"variant": "expert", "grid_size": 15, "hand_size": 5, "out_bonus": 5, "tile_penalty": 3},
+        {},
+        {"variant": "junior"},
+        {"variant": "expert", "num_players": 8},
+        {"variant": "solo", "num_players": 1},
+        {"num_players": 8},
+        {"variant": "expert", "grid_size": 15, "hand_size": 5, "out_bonus": 5, "tile_penalty": 3},
     ],
     "kings_cribbage_v0": [
-        {}, {"num_players": 4}, {"variant": "solitaire"}, {"board_size": 5}, {"board_size": 5, "stall_rounds": 1},
+        {},
+        {"num_players": 4},
+        {"variant": "solitaire"},
+        {"board_size": 5},
+        {"board_size": 5, "stall_rounds": 1},
         {"action_mode": "moves", "max_moves": 3, "board_size": 5, "num_players": 4},
         {"action_mode": "moves", "variant": "solitaire"},
     ],
     "krz_grtn_v1": [
-        {}, {"num_players": 2}, {"num_players": 3}, {"num_players": 6},
-        {"blanks_per_player": 0, "levels": [3, 4, 5, 5, 6, 6], "lives": 2}, {"lives": 0},
+        {},
+        {"num_players": 2},
+        {"num_players": 3},
+        {"num_players": 6},
+        {"blanks_per_player": 0, "levels": [3, 4, 5, 5, 6, 6], "lives": 2},
+        {"lives": 0},
         {"level_candidates": [3, 4, 5, 6, 7, 12]},
     ],
 }
@@ -232,8 +244,11 @@ def test_krz_grtn_target_and_letters_for_x():
     _check(_counts(d.target % 2 for d in draws), {0: 1, 1: 1}, samples)
     held = _counts(int(d.supply[giver, kind]) + d.clues[giver].count(kind) for d in draws)
     most = min(owned, int(letters[kind]))
-    _check(held, {k: comb(int(letters[kind]), k) * comb(total - int(letters[kind]), owned - k) for k in range(most + 1)},
-           samples)
+    _check(
+        held,
+        {k: comb(int(letters[kind]), k) * comb(total - int(letters[kind]), owned - k) for k in range(most + 1)},
+        samples,
+    )
 
     while state.phase != GUESS:
         state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))

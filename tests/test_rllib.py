@@ -57,10 +57,16 @@ RLLIB = {"backend": "rllib"}
         ({**RLLIB, "ppo": {"n_steps": 64}}, "ppo.n_steps is read by backend: sb3 only"),
         ({**RLLIB, "network": {"kind": "circles"}}, "network.kind is read by backend: sb3 only"),
         ({**RLLIB, "margin_shaping": 0.5}, "margin_shaping is read by backend: sb3 only"),
-        ({**RLLIB, "rllib": {"num_env_runner": 2}}, "unknown key 'rllib.num_env_runner'; allowed keys here: num_env_runners"),
+        (
+            {**RLLIB, "rllib": {"num_env_runner": 2}},
+            "unknown key 'rllib.num_env_runner'; allowed keys here: num_env_runners",
+        ),
         ({**RLLIB, "rllib": {"num_env_runners": -1}}, "rllib.num_env_runners=-1 is not allowed; expected an int >= 0"),
         ({**RLLIB, "rllib": {"object_store_mb": 10}}, "rllib.object_store_mb=10 is not allowed"),
-        ({**RLLIB, "rllib": {"train_batch_size": 32}, "ppo": {"batch_size": 64}}, r"ppo.batch_size=64 \(the minibatch\) exceeds rllib.train_batch_size=32"),
+        (
+            {**RLLIB, "rllib": {"train_batch_size": 32}, "ppo": {"batch_size": 64}},
+            r"ppo.batch_size=64 \(the minibatch\) exceeds rllib.train_batch_size=32",
+        ),
         ({**RLLIB, "ray_address": ""}, "ray_address='' is not allowed"),
     ],
 )
@@ -70,7 +76,9 @@ def test_rllib_config_keys_are_checked(keys, message):
 
 
 def test_an_rllib_config_fills_its_section_and_keeps_sb3_defaults_out_of_the_way():
-    config = parse_config({"env_id": "cromlet_v0", "total_steps": 10, "backend": "rllib", "algorithm": "appo", "ray_address": "auto"})
+    config = parse_config(
+        {"env_id": "cromlet_v0", "total_steps": 10, "backend": "rllib", "algorithm": "appo", "ray_address": "auto"}
+    )
     assert (config.backend, config.algorithm, config.ray_address) == ("rllib", "appo", "auto")
     assert config.rllib.num_env_runners == 0 and config.rllib.num_cpus == 2
     sb3 = parse_config({"env_id": "cromlet_v0", "total_steps": 10})
@@ -81,7 +89,9 @@ def test_a_missing_extra_is_one_clear_error(monkeypatch):
     from tabletop.train import rllib
 
     monkeypatch.setattr(rllib, "find_spec", lambda name: None)
-    with pytest.raises(ValueError, match=r"backend: rllib needs Ray RLlib, which is not installed: pip install -e '\.\[rllib\]'"):
+    with pytest.raises(
+        ValueError, match=r"backend: rllib needs Ray RLlib, which is not installed: pip install -e '\.\[rllib\]'"
+    ):
         rllib.require()
 
 
@@ -94,7 +104,16 @@ def ray_lib():
 def _adapter(env_id: str, weights: dict, learner_seats: str = "one", snapshots: int = 2, **kwargs):
     from tabletop.train.rllib.env import TabletopMultiAgentEnv
 
-    return TabletopMultiAgentEnv({"env_id": env_id, "env_kwargs": kwargs, "learner_seats": learner_seats, "weights": weights, "snapshots": snapshots, "seed": 3})
+    return TabletopMultiAgentEnv(
+        {
+            "env_id": env_id,
+            "env_kwargs": kwargs,
+            "learner_seats": learner_seats,
+            "weights": weights,
+            "snapshots": snapshots,
+            "seed": 3,
+        }
+    )
 
 
 def _play_out(env, rng) -> tuple[dict, dict, int]:
@@ -104,7 +123,7 @@ def _play_out(env, rng) -> tuple[dict, dict, int]:
     moves = 0
     while True:
         assert len(obs) == 1, "only the seat to move observes"
-        (agent, seen), = obs.items()
+        ((agent, seen),) = obs.items()
         seat = int(agent.rpartition("@")[2])
         assert env.aec.game_state.current_player == seat
         assert seen["observations"].dtype == np.float32 and seen["action_mask"].dtype == np.float32
@@ -128,7 +147,9 @@ def test_policy_seats_get_their_whole_reward_and_fixed_players_move_inside(ray_l
         totals, infos, _ = _play_out(env, rng)
         returns = env.aec.game_state.returns()
         for agent, total in totals.items():
-            assert total == pytest.approx(returns[int(agent.rpartition("@")[2])]), "win/loss reaches every policy seat once"
+            assert total == pytest.approx(returns[int(agent.rpartition("@")[2])]), (
+                "win/loss reaches every policy seat once"
+            )
         (learner,) = [a for a in infos]
         assert learner.startswith("learner@")
         assert infos[learner]["outcome"] == np.sign(returns[int(learner.rpartition("@")[2])])
@@ -176,7 +197,7 @@ def test_an_illegal_action_raises_instead_of_being_played(ray_lib):
 
     env = _adapter("cromlet_v0", {"random": 1.0})
     obs, _ = env.reset(seed=0)
-    (agent, seen), = obs.items()
+    ((agent, seen),) = obs.items()
     with pytest.raises(IllegalActionError):
         env.step({agent: int(np.flatnonzero(seen["action_mask"] == 0)[0])})
 
@@ -189,8 +210,12 @@ def test_the_module_never_samples_a_masked_action(ray_lib):
     from tabletop.train.rllib.modules import MaskedActorCritic
 
     n = 6
-    space = spaces.Dict({"observations": spaces.Box(-1, 1, (4,), np.float32), "action_mask": spaces.Box(0, 1, (n,), np.float32)})
-    module = MaskedActorCritic(observation_space=space, action_space=spaces.Discrete(n), model_config={"hidden": [8], "activation": "tanh"})
+    space = spaces.Dict(
+        {"observations": spaces.Box(-1, 1, (4,), np.float32), "action_mask": spaces.Box(0, 1, (n,), np.float32)}
+    )
+    module = MaskedActorCritic(
+        observation_space=space, action_space=spaces.Discrete(n), model_config={"hidden": [8], "activation": "tanh"}
+    )
     with torch.no_grad():
         module.pi[-1].bias[:] = torch.tensor([50.0, 0, 0, 0, 0, 0])  # the network wants action 0, hard
     masks = torch.tensor([[1, 1, 0, 0, 1, 0], [0, 1, 1, 0, 0, 1]] * 200, dtype=torch.float32)
@@ -275,7 +300,11 @@ def test_every_game_trains_an_iteration_on_a_local_ray_then_exports_and_plays(lo
         assert int(progress[-1]["train/learner_samples_trained"]) > 0, f"{label}: the learner was updated"
         final = json.loads((run_dir / "final" / "eval.json").read_text())
         assert final["backend"] == "rllib" and final["algorithm"] == config.algorithm
-        expected = ["learner", "random", *_heuristics(env_id)] if config.learner_seats == "all" else ["random", *_heuristics(env_id)]
+        expected = (
+            ["learner", "random", *_heuristics(env_id)]
+            if config.learner_seats == "all"
+            else ["random", *_heuristics(env_id)]
+        )
         assert [r["opponent"] for r in final["results"]] == expected, label
         assert all(r["games"] == 2 for r in final["results"]), label
         checkpoint = next((run_dir / "checkpoints").iterdir())
@@ -287,7 +316,14 @@ def test_every_game_trains_an_iteration_on_a_local_ray_then_exports_and_plays(lo
         meta = json.loads((exported / "metadata.json").read_text())
         assert meta["source"]["backend"] == "rllib" and meta["verification"]["actions_agree"], label
         agent = OnnxAgent(exported)
-        rows = evaluate(agent, EnvSpec(env_id, config.env_kwargs), 1, seed=7, learner_seats=config.learner_seats, opponents=["random"])
+        rows = evaluate(
+            agent,
+            EnvSpec(env_id, config.env_kwargs),
+            1,
+            seed=7,
+            learner_seats=config.learner_seats,
+            opponents=["random"],
+        )
         assert sum(r.games for r in rows) >= 1, label
 
 
@@ -296,7 +332,9 @@ def test_snapshots_take_the_learners_weights_oldest_slot_first(local_ray, tmp_pa
     a remote sampler process (as on a cluster), not only the driver."""
     from tabletop.train.rllib.trainer import Run, algorithm_config, stop
 
-    config = parse_config(rllib_config("cromlet_v0", rllib={"num_env_runners": 1, "num_envs_per_env_runner": 2, "train_batch_size": 128}))
+    config = parse_config(
+        rllib_config("cromlet_v0", rllib={"num_env_runners": 1, "num_envs_per_env_runner": 2, "train_batch_size": 128})
+    )
     with hard_timeout(RAY_TEST_SECONDS):
         algo = algorithm_config(config).build_algo()
         try:
@@ -304,7 +342,9 @@ def test_snapshots_take_the_learners_weights_oldest_slot_first(local_ray, tmp_pa
 
             def weights(module: str) -> np.ndarray:
                 """The first layer of `module` as the remote sampler holds it."""
-                (held,) = algo.env_runner_group.foreach_env_runner(lambda r: r.module[module].pi[0].weight.detach().numpy(), local_env_runner=False)
+                (held,) = algo.env_runner_group.foreach_env_runner(
+                    lambda r: r.module[module].pi[0].weight.detach().numpy(), local_env_runner=False
+                )
                 return held
 
             run.snapshot(fill_all=True)
@@ -333,5 +373,13 @@ def test_an_iteration_where_no_game_ended_counts_zero_games(ray_lib):
 
     nan = float("nan")
     assert summarize({KEY: {"games": {"all": nan, "patient": nan}, "outcome_sum": {"all": nan}}}) == {"games": 0.0}
-    row = summarize({KEY: {"games": {"all": 4.0, "patient": 4.0, "random": nan}, "outcome_sum": {"all": 2.0}, "wins": {"patient": 3.0}}})
+    row = summarize(
+        {
+            KEY: {
+                "games": {"all": 4.0, "patient": 4.0, "random": nan},
+                "outcome_sum": {"all": 2.0},
+                "wins": {"patient": 3.0},
+            }
+        }
+    )
     assert row == {"games": 4.0, "mean_outcome": 0.5, "win_rate_vs_patient": 0.75}

@@ -18,7 +18,12 @@ import yaml
 
 from tabletop.train.selfplay import checkpoints, trainer
 from tabletop.train.selfplay.callbacks import SelfPlayCallback
-from tabletop.train.selfplay.checkpoints import TrainingInterrupted, latest_checkpoint, read_checkpoint, write_checkpoint
+from tabletop.train.selfplay.checkpoints import (
+    TrainingInterrupted,
+    latest_checkpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.trainer import train
 
@@ -72,7 +77,10 @@ def trained_run(tmp_path_factory):
     "damage, reason",
     [
         (lambda f: (f / "pool.pt").unlink(), "pool.pt is missing"),
-        (lambda f: (f / "model.zip").write_bytes((f / "model.zip").read_bytes()[:500]), "model.zip is not a complete zip"),
+        (
+            lambda f: (f / "model.zip").write_bytes((f / "model.zip").read_bytes()[:500]),
+            "model.zip is not a complete zip",
+        ),
         (lambda f: (f / "pool.pt").write_bytes((f / "pool.pt").read_bytes()[:100]), "pool.pt cannot be read"),
     ],
     ids=["missing-pool", "truncated-model", "truncated-pool"],
@@ -95,7 +103,9 @@ def test_resume_names_every_reason_when_no_checkpoint_is_complete(tmp_path):
     folder = tmp_path / "checkpoints" / "step_000000064"
     folder.mkdir(parents=True)
     (folder / "model.zip").write_bytes(b"PK")
-    with pytest.raises(ValueError, match=r"no complete checkpoint in checkpoints/ \(step_000000064: pool.pt is missing\)"):
+    with pytest.raises(
+        ValueError, match=r"no complete checkpoint in checkpoints/ \(step_000000064: pool.pt is missing\)"
+    ):
         latest_checkpoint(tmp_path)
     with pytest.raises(ValueError, match="not a complete checkpoint .pool.pt is missing"):
         latest_checkpoint(folder)
@@ -135,13 +145,30 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     config_path = tmp_path / "smoke.yaml"
     config_path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
-    command = [sys.executable, "-m", "tabletop.train.cli", "train", str(config_path), "--out", str(run), "--steps", "1000000", "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "tabletop.train.cli",
+        "train",
+        str(config_path),
+        "--out",
+        str(run),
+        "--steps",
+        "1000000",
+        "--quiet",
+    ]
     # PYTHONFAULTHANDLER: if it does not stop, SIGABRT makes every process of the run print its stacks
     # SIGINT as a terminal leaves it: a test run started in the background by a script (`cmd &`) ignores
     # SIGINT, and a child would inherit that and rightly train on after Ctrl-C
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env={**os.environ, "PYTHONFAULTHANDLER": "1"},
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 120
         while not (run / "checkpoints").is_dir() or not any((run / "checkpoints").glob("step_*")):
@@ -152,7 +179,9 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
             _, err = process.communicate(timeout=240)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGABRT)
-            pytest.fail(f"tabletop train still ran 240 s after Ctrl-C; where it was:\n{process.communicate(timeout=60)[1][-8000:]}")
+            pytest.fail(
+                f"tabletop train still ran 240 s after Ctrl-C; where it was:\n{process.communicate(timeout=60)[1][-8000:]}"
+            )
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -51,7 +51,10 @@ def test_bad_env_kwargs_are_one_line_and_status_2(command, kwargs, message, caps
 def test_export_names_the_game_with_env_id(tmp_path, capsys):
     assert main(["export", str(tmp_path), "--out", str(tmp_path / "x"), "--env-kwargs", "{}"]) == 2
     assert "--env-kwargs needs --env-id" in capsys.readouterr().err
-    assert main(["export", str(tmp_path), "--out", str(tmp_path / "x"), "--env-id", "cromlet_v0", "--env-kwargs", "[1]"]) == 2
+    assert (
+        main(["export", str(tmp_path), "--out", str(tmp_path / "x"), "--env-id", "cromlet_v0", "--env-kwargs", "[1]"])
+        == 2
+    )
     assert "must be a JSON object" in capsys.readouterr().err
 
 
@@ -149,7 +152,11 @@ def test_a_tournament_reports_every_pair(tmp_path, capsys):
     for (first, second), pair in result.pairs.items():
         met = [g for g in result.per_game if {first, second} <= set(g["seats"])]
         margins = [g["returns"][g["seats"].index(first)] - g["returns"][g["seats"].index(second)] for g in met]
-        assert (pair.wins, pair.draws, pair.losses) == (sum(m > 0 for m in margins), margins.count(0), sum(m < 0 for m in margins))
+        assert (pair.wins, pair.draws, pair.losses) == (
+            sum(m > 0 for m in margins),
+            margins.count(0),
+            sum(m < 0 for m in margins),
+        )
     assert sorted(result.pairs) == [("greedy", "patient"), ("random", "greedy"), ("random", "patient")]
     assert sum(p.played for p in result.pairs.values()) == 12  # one pair meets in each game
 
@@ -159,15 +166,23 @@ def test_a_tournament_reports_every_pair(tmp_path, capsys):
     assert json.loads(out.read_text())["pairs"] == result.to_dict()["pairs"]
     for pair in result.pairs.values():
         lo, hi = pair.interval
-        assert re.search(rf"^{pair.first} vs {pair.second} +{pair.played} +{pair.wins} +{pair.draws} +{pair.losses} +"
-                         rf"{pair.win_rate:.3f} +\[{lo:.3f}, {hi:.3f}\]$", table, flags=re.M)
+        assert re.search(
+            rf"^{pair.first} vs {pair.second} +{pair.played} +{pair.wins} +{pair.draws} +{pair.losses} +"
+            rf"{pair.win_rate:.3f} +\[{lo:.3f}, {hi:.3f}\]$",
+            table,
+            flags=re.M,
+        )
 
 
 def test_a_tournament_where_an_agent_meets_itself_says_so_in_one_line(capsys):
     assert main(["tournament", "cromlet_v0", "greedy", "random", "greedy", "--games", "3", "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("tabletop tournament: warning: greedy holds more than one seat in 1 of every 3 games, "
-                          "playing itself there") and err.count("\n") == 1
+    assert (
+        err.startswith(
+            "tabletop tournament: warning: greedy holds more than one seat in 1 of every 3 games, playing itself there"
+        )
+        and err.count("\n") == 1
+    )
     assert main(["tournament", "cromlet_v0", "greedy", "--games", "1", "--quiet"]) == 0
     assert "greedy holds more than one seat in every game" in capsys.readouterr().err
     assert main(["tournament", "cromlet_v0", "greedy", "random", "--games", "2", "--quiet"]) == 0
@@ -181,7 +196,9 @@ def test_train_given_a_folder_lists_the_configs_in_it(capsys):
     assert main(["train", str(REPO / "configs")]) == 2
     err = capsys.readouterr().err
     listed = ", ".join(str(p) for p in sorted((REPO / "configs").glob("*.yaml")))
-    assert err.startswith(f"tabletop train: error: {REPO / 'configs'} is a folder, not a config: give one of {listed} (more in ")
+    assert err.startswith(
+        f"tabletop train: error: {REPO / 'configs'} is a folder, not a config: give one of {listed} (more in "
+    )
     assert f"{REPO / 'configs' / 'smoke'}/" in err and err.count("\n") == 1
 
 

@@ -23,7 +23,9 @@ def with_(**changes):
     return data
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: str(p.relative_to(p.parents[1] if p.parent.name != "configs" else p.parent)))
+@pytest.mark.parametrize(
+    "path", CONFIGS, ids=lambda p: str(p.relative_to(p.parents[1] if p.parent.name != "configs" else p.parent))
+)
 def test_shipped_configs_are_valid(path):
     try:
         config = load_config(path)
@@ -96,10 +98,14 @@ def test_cli_reports_config_errors_without_traceback(tmp_path, capsys):
     assert "unknown key 'ppo.n_step'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("env_id,kind,group", [("chromino_v1", "board", "lookahead"), ("krz_grtn_v1", "roles", "roles")])
+@pytest.mark.parametrize(
+    "env_id,kind,group", [("chromino_v1", "board", "lookahead"), ("krz_grtn_v1", "roles", "roles")]
+)
 def test_a_network_that_reads_a_feature_group_asks_for_it(env_id, kind, group):
     """The lean default observation lacks what a structured network reads: the config must request it."""
     base = {"env_id": env_id, "total_steps": 100, "learner_seats": "all", "network": {"kind": kind}}
-    with pytest.raises(ConfigError, match=rf"reads {env_id}'s '{group}' feature group; add features: \[{group}\] to env_kwargs"):
+    with pytest.raises(
+        ConfigError, match=rf"reads {env_id}'s '{group}' feature group; add features: \[{group}\] to env_kwargs"
+    ):
         parse_config(base)
     parse_config({**base, "env_kwargs": {"features": [group]}})

@@ -46,7 +46,9 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
     steps = [int(r["time/total_timesteps"]) for r in read_csv(run / "logs" / "progress.csv")]
     assert steps == sorted(set(steps)) and steps[-1] == config.total_steps  # one log, continued
     final = json.loads((run / "final" / "eval.json").read_text())
-    assert final["steps"] == config.total_steps and all(r["games"] == config.evaluation.final_games for r in final["results"])
+    assert final["steps"] == config.total_steps and all(
+        r["games"] == config.evaluation.final_games for r in final["results"]
+    )
 
     agent = make_agent(config.env, f"ppo:{run}")
     assert agent.name == f"ppo:{run}"

@@ -33,8 +33,13 @@ def seat_env(config, seed=0, weights=None):
     if config.learner_seats == "one":
         kwargs = policy_kwargs(config.network.hidden, config.network.activation)
         pool = OpponentPool(
-            config.env, weights or config.opponents.weights, 3, kwargs,
-            probe.observation_space(agent)["observation"], probe.action_space(agent), seed=seed,
+            config.env,
+            weights or config.opponents.weights,
+            3,
+            kwargs,
+            probe.observation_space(agent)["observation"],
+            probe.action_space(agent),
+            seed=seed,
         )
     return SeatEnv(config.env, pool, config.learner_seats, seed=seed)
 
@@ -80,8 +85,14 @@ def test_snapshot_opponents_play_from_the_pool(config):
     if config.learner_seats == "all":
         pytest.skip("cooperative: no opponents")
     env = seat_env(config, weights={"self": 1.0})
-    model_policy = MaskablePPO("MlpPolicy", DummyVecEnv([lambda: env]), n_steps=8, batch_size=8,
-                               policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation), device="cpu").policy
+    model_policy = MaskablePPO(
+        "MlpPolicy",
+        DummyVecEnv([lambda: env]),
+        n_steps=8,
+        batch_size=8,
+        policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation),
+        device="cpu",
+    ).policy
     env.add_snapshot("s0", actor_weights(model_policy))
     _, _, finals, _ = play(env, 2, seed=1)
     assert len(finals) == 2
@@ -94,7 +105,13 @@ def test_masks_reach_the_policy(config, check_masks_reach_ppo):
     env.reset(seed=0)
     favourite = int(np.flatnonzero(env.action_masks() == 0)[0])  # illegal at the first decision
     model = MaskablePPO(
-        "MlpPolicy", DummyVecEnv([lambda: env]), n_steps=96, batch_size=96, n_epochs=1, seed=0, device="cpu",
+        "MlpPolicy",
+        DummyVecEnv([lambda: env]),
+        n_steps=96,
+        batch_size=96,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
         policy_kwargs=policy_kwargs(config.network.hidden, config.network.activation),
     )
     with torch.no_grad():

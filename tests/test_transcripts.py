@@ -89,7 +89,11 @@ def test_private_moves_read_as_an_onlooker_sees_them(env_id):
     """Each game's private move, as another seat reads it (docs/transcripts.md lists them)."""
     spec = EnvSpec(env_id, CASES[env_id])
     renderer = definition(env_id).renderer(spec.new_game())
-    expected = {"chromino_v1": "take a tile to lay it", "kings_cribbage_v0": "choose a tile for the exchange", "krz_grtn_v1": None}
+    expected = {
+        "chromino_v1": "take a tile to lay it",
+        "kings_cribbage_v0": "choose a tile for the exchange",
+        "krz_grtn_v1": None,
+    }
     seen = 0
     for state in _positions(spec, games=3, seed=8):
         seat = (state.current_player + 1) % state.game.num_players

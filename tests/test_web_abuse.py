@@ -114,7 +114,9 @@ def test_a_table_is_built_off_the_event_loop(monkeypatch):
     monkeypatch.setattr(lobby, "build", slow)
     with running(Server(lobby)) as base:
         assert http(base, "/api/games")[0] == 200  # warm
-        maker = threading.Thread(target=new_table, args=(base,), kwargs={"game": "cromlet_v0", "seats": ["you", "greedy"]})
+        maker = threading.Thread(
+            target=new_table, args=(base,), kwargs={"game": "cromlet_v0", "seats": ["you", "greedy"]}
+        )
         maker.start()
         assert building.wait(30)
         assert http(base, "/api/games")[0] == 200
@@ -150,10 +152,12 @@ def test_nothing_a_client_does_puts_a_traceback_in_the_log(logged_server):
         ws.send(b"\xff")
     with page_socket(base, made["link"]):  # gone before the hello is read
         pass
-    for head in (HEAD + b"Content-Length: 1000\r\n\r\n{\"game\"",  # a body cut off
-                 HEAD + b"Content-Length: 99999999\r\n\r\n",  # a body too large
-                 b"NONSENSE\r\n\r\n",  # not HTTP
-                 PARTIAL):  # headers never finished: closed after --request-timeout
+    for head in (
+        HEAD + b'Content-Length: 1000\r\n\r\n{"game"',  # a body cut off
+        HEAD + b"Content-Length: 99999999\r\n\r\n",  # a body too large
+        b"NONSENSE\r\n\r\n",  # not HTTP
+        PARTIAL,
+    ):  # headers never finished: closed after --request-timeout
         with socket.create_connection(("127.0.0.1", port)) as sock:
             sock.sendall(head)
             time.sleep(0.1)
@@ -222,8 +226,10 @@ def test_a_normal_request_is_answered_while_hundreds_of_partial_ones_are_held(tm
         server.terminate()
         server.wait(timeout=30)
     record_property("latencies_s", [round(x, 3) for x in latencies])
-    print(f"\n{PARTIALS} partial connections held, {FILES} open files: normal requests answered in "
-          + ", ".join(f"{1000 * x:.0f} ms" for x in latencies))
+    print(
+        f"\n{PARTIALS} partial connections held, {FILES} open files: normal requests answered in "
+        + ", ".join(f"{1000 * x:.0f} ms" for x in latencies)
+    )
     assert max(latencies) < 3.0, latencies  # milliseconds here; generous for a loaded machine (was: no answer in 10 s)
     text = log.read_text()
     assert "Traceback" not in text and "Too many open files" not in text, text[-3000:]

@@ -30,8 +30,16 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
 )
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-         "--disable-background-networking", "--disable-component-update"]  # no traffic beyond the page's own
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+]  # no traffic beyond the page's own
 SCREENSHOTS = os.environ.get("TABLETOP_WEB_SCREENSHOTS")
 GAMES = {  # label: game, arguments, the heuristic across the table, the step after which a picture is taken
     "cromlet_v0": ("cromlet_v0", {}, "greedy", 30),
@@ -71,13 +79,18 @@ def page(browser):
 
 
 def new_table(page, base: str, request: dict) -> dict:
-    answer = page.request.post(base + "api/tables", data=json.dumps({"pace_ms": 0, **request}),
-                               headers={"Content-Type": "application/json"})
+    answer = page.request.post(
+        base + "api/tables", data=json.dumps({"pace_ms": 0, **request}), headers={"Content-Type": "application/json"}
+    )
     assert answer.ok, answer.text()
     return answer.json()
 
 
-CLICKABLE = ("#menu:not([hidden]) button.choice", "#board .legal:not(.pick), #movebar button.move", "#board .legal.pick")
+CLICKABLE = (
+    "#menu:not([hidden]) button.choice",
+    "#board .legal:not(.pick), #movebar button.move",
+    "#board .legal.pick",
+)
 """What to click, first found first: a choice in an open menu, an element that plays a move, one that picks
 what to play (a tile, then its cell)."""
 LOOK = f"""() => {{
@@ -123,7 +136,11 @@ def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, label):
             if not page.locator("#board .legal:not(.pick)").count():
                 page.locator(CLICKABLE[2]).first.click()  # pick a tile, so the picture shows where it may go
             page.wait_for_timeout(800)  # let the last move arrive on screen
-            page.screenshot(path=str(Path(SCREENSHOTS) / f"web_{label.removesuffix('_v0')}.png"), animations="disabled", full_page=True)
+            page.screenshot(
+                path=str(Path(SCREENSHOTS) / f"web_{label.removesuffix('_v0')}.png"),
+                animations="disabled",
+                full_page=True,
+            )
             shot.append(step)
 
     clicks = play_by_clicks(page, seed=1, on_turn=picture)
@@ -144,7 +161,11 @@ def test_a_whole_game_played_by_clicks_against_a_heuristic(page, site, label):
 
 def test_a_kings_cribbage_move_in_moves_mode_is_one_click_on_a_cell_it_covers(page, site):
     base, lobby = site
-    made = new_table(page, base, {"game": "kings_cribbage_v0", "args": {"action_mode": "moves"}, "seats": ["you", "greedy"], "seed": 3})
+    made = new_table(
+        page,
+        base,
+        {"game": "kings_cribbage_v0", "args": {"action_mode": "moves"}, "seats": ["you", "greedy"], "seed": 3},
+    )
     page.goto(base + made["link"].lstrip("/"))
     entry, _ = lobby.find(made["link"].rsplit("/", 1)[1])
     page.wait_for_selector("body[data-my-turn='1']")
@@ -161,20 +182,27 @@ def test_a_kings_cribbage_move_in_moves_mode_is_one_click_on_a_cell_it_covers(pa
     seat, action = entry.table.moves[step]
     assert seat == 0 and action < state.game.max_moves  # a whole offered move, played by one choice
 
+
 def test_the_krz_guesser_never_sees_the_target(page, site):
     base, lobby = site
     traffic, responses = [], []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: traffic.append(payload)))
     page.on("response", lambda response: responses.append(response))
-    made = new_table(page, base, {"game": "krz_grtn_v1", "args": {"num_players": 3},
-                                  "seats": ["you", "skeleton", "skeleton"], "seed": 11})
+    made = new_table(
+        page,
+        base,
+        {"game": "krz_grtn_v1", "args": {"num_players": 3}, "seats": ["you", "skeleton", "skeleton"], "seed": 11},
+    )
     page.goto(base + made["link"].lstrip("/"))
     entry, _ = lobby.find(made["link"].rsplit("/", 1)[1])
     table = entry.table
     play_by_clicks(page, seed=2)
     # the replay shows each step as this seat saw it live: while X waits for the clues, no target on the page
-    hidden_steps = [step for step in range(len(table.moves)) if table.position_at(step).x == 0
-                    and table.position_at(step).phase not in (GUESS, OVER)]
+    hidden_steps = [
+        step
+        for step in range(len(table.moves))
+        if table.position_at(step).x == 0 and table.position_at(step).phase not in (GUESS, OVER)
+    ]
     assert hidden_steps, "seat 0 never guessed: choose another seed"
     page.click("#first")
     for step in range(len(table.moves)):

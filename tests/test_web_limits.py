@@ -92,11 +92,14 @@ def test_a_table_nobody_has_open_ends_after_the_idle_time_one_with_a_page_open_a
     assert open_.host not in lobby.entries
 
 
-@pytest.mark.parametrize("address, client", [
-    ("203.0.113.7", "203.0.113.7"),
-    ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),  # one household's addresses count together
-    ("::ffff:203.0.113.7", "203.0.113.7"),
-])
+@pytest.mark.parametrize(
+    "address, client",
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),  # one household's addresses count together
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+    ],
+)
 def test_a_client_is_its_address_an_ipv6_one_by_its_network(address, client):
     class Request:
         client = type("Address", (), {"host": address})
@@ -108,6 +111,9 @@ def test_the_connection_cap_fits_the_open_file_limit():
     assert connection_budget(None, 20_000) == 1000
     assert connection_budget(None, 200) == 45  # (200 - 64) // 3
     assert connection_budget(40, 200) == 40
-    with pytest.raises(ValueError, match=r"--max-connections 100 needs an open-file limit of at least 364.*may open "
-                                         r"200 \(ulimit -n\): allow at most 45"):
+    with pytest.raises(
+        ValueError,
+        match=r"--max-connections 100 needs an open-file limit of at least 364.*may open "
+        r"200 \(ulimit -n\): allow at most 45",
+    ):
         connection_budget(100, 200)

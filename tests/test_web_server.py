@@ -67,13 +67,19 @@ def test_pages_and_the_games_list(site):
     assert http(base, "/t/not-a-table")[0] == 404
 
 
-@pytest.mark.parametrize("body, status, message", [
-    (b"{not json", 400, "not valid JSON"),
-    (json.dumps({"game": "cromlet_v0", "seats": ["you", "nobody"]}).encode(), 400, "'nobody' is not offered"),
-    (json.dumps({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": {"game": "cromlet"}}).encode(), 400,
-     "invalid state"),
-    (b" " * (5 << 20), 413, "at most"),
-])
+@pytest.mark.parametrize(
+    "body, status, message",
+    [
+        (b"{not json", 400, "not valid JSON"),
+        (json.dumps({"game": "cromlet_v0", "seats": ["you", "nobody"]}).encode(), 400, "'nobody' is not offered"),
+        (
+            json.dumps({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": {"game": "cromlet"}}).encode(),
+            400,
+            "invalid state",
+        ),
+        (b" " * (5 << 20), 413, "at most"),
+    ],
+)
 def test_a_bad_table_request_gets_a_reason(site, body, status, message):
     base, _ = site
     got, _, answer = http(base, "/api/tables", body)
@@ -166,8 +172,13 @@ def test_a_model_is_served_only_to_the_page_whose_policy_plays_there(cromlet_onn
         status, _, model = http(base, f"/models/{page}/model.onnx")
         assert status == 200 and model == (cromlet_onnx_dir / "model.onnx").read_bytes()
         assert http(base, f"/models/{page}/metadata.json")[0] == 200
-        for path in (f"/models/{host}/model.onnx", f"/models/{page}/other.bin", "/models/nobody/model.onnx",
-                     "/vendor/onnxruntime-web/package.json", "/vendor/onnxruntime-web/..%2F..%2Fpackage.json"):
+        for path in (
+            f"/models/{host}/model.onnx",
+            f"/models/{page}/other.bin",
+            "/models/nobody/model.onnx",
+            "/vendor/onnxruntime-web/package.json",
+            "/vendor/onnxruntime-web/..%2F..%2Fpackage.json",
+        ):
             assert http(base, path)[0] == 404, path
         entry, _ = lobby.find(page)
         table = entry.table

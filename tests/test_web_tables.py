@@ -24,8 +24,23 @@ GAMES = {  # small configurations, so each game ends in well under a second
     "kings_cribbage_v0": ({"board_size": 7}, "greedy"),
     "krz_grtn_v1": ({"num_players": 3}, "skeleton"),
 }
-FRAME_KEYS = {"type", "step", "moves", "to_move", "over", "scores", "returns", "view", "names", "log", "legal",
-              "policy", "pace_ms", "paused", "failure"}
+FRAME_KEYS = {
+    "type",
+    "step",
+    "moves",
+    "to_move",
+    "over",
+    "scores",
+    "returns",
+    "view",
+    "names",
+    "log",
+    "legal",
+    "policy",
+    "pace_ms",
+    "paused",
+    "failure",
+}
 
 
 def new_table(game: str, seats: list[str] | None = None, seed: int = 0) -> tuple[Lobby, object]:
@@ -190,22 +205,31 @@ def test_positions_are_saved_for_a_seat_once_over_and_for_a_spectator_any_time()
     assert again.table.state.to_json() == saved
 
 
-@pytest.mark.parametrize("request_, message", [
-    ([], "a table request is a JSON object"),
-    ({"game": "cromlet_v0", "seats": ["you", "greedy"], "seat": 1}, "unknown key 'seat'"),
-    ({"game": "chess", "seats": []}, "'chess' is not a game here"),
-    ({"game": "cromlet_v0", "args": {"num_players": 9}, "seats": ["you"]}, "num_players=9 is not allowed; allowed: 2, 3"),
-    ({"game": "cromlet_v0", "args": {"render_mode": "human"}, "seats": ["you"]}, "not an argument of cromlet_v0's rules"),
-    ({"game": "cromlet_v0", "seats": ["you"]}, "this game has 2 seats, the request names 1"),
-    ({"game": "cromlet_v0", "seats": ["you", "you"]}, "you can take one seat"),
-    ({"game": "cromlet_v0", "seats": ["person", "greedy"]}, "needs your seat too"),
-    ({"game": "cromlet_v0", "seats": ["you", "onnx:/etc"]}, "'onnx:/etc' is not offered"),
-    ({"game": "cromlet_v0", "seats": ["you", "page:pretrained"]}, "is not offered"),
-    ({"game": "cromlet_v0", "seats": ["you", "greedy"], "seed": -1}, "seed: a whole number"),
-    ({"game": "cromlet_v0", "seats": ["you", "greedy"], "pace_ms": 10**6}, "pace_ms"),
-    ({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": {"game": "cromlet"}}, "invalid state: "),
-    ({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": "x"}, "a saved position is a JSON object"),
-])
+@pytest.mark.parametrize(
+    "request_, message",
+    [
+        ([], "a table request is a JSON object"),
+        ({"game": "cromlet_v0", "seats": ["you", "greedy"], "seat": 1}, "unknown key 'seat'"),
+        ({"game": "chess", "seats": []}, "'chess' is not a game here"),
+        (
+            {"game": "cromlet_v0", "args": {"num_players": 9}, "seats": ["you"]},
+            "num_players=9 is not allowed; allowed: 2, 3",
+        ),
+        (
+            {"game": "cromlet_v0", "args": {"render_mode": "human"}, "seats": ["you"]},
+            "not an argument of cromlet_v0's rules",
+        ),
+        ({"game": "cromlet_v0", "seats": ["you"]}, "this game has 2 seats, the request names 1"),
+        ({"game": "cromlet_v0", "seats": ["you", "you"]}, "you can take one seat"),
+        ({"game": "cromlet_v0", "seats": ["person", "greedy"]}, "needs your seat too"),
+        ({"game": "cromlet_v0", "seats": ["you", "onnx:/etc"]}, "'onnx:/etc' is not offered"),
+        ({"game": "cromlet_v0", "seats": ["you", "page:pretrained"]}, "is not offered"),
+        ({"game": "cromlet_v0", "seats": ["you", "greedy"], "seed": -1}, "seed: a whole number"),
+        ({"game": "cromlet_v0", "seats": ["you", "greedy"], "pace_ms": 10**6}, "pace_ms"),
+        ({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": {"game": "cromlet"}}, "invalid state: "),
+        ({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": "x"}, "a saved position is a JSON object"),
+    ],
+)
 def test_a_bad_request_is_refused_naming_what_is_wrong(request_, message):
     with pytest.raises(RequestError, match=message.replace("(", r"\(")):
         Lobby().create(request_)
@@ -215,7 +239,9 @@ def test_a_position_from_another_configuration_or_a_finished_game_is_refused():
     lobby, entry = new_table("cromlet_v0", seed=6)
     saved = entry.table.state.to_json()
     with pytest.raises(RequestError, match="invalid state: config"):
-        lobby.create({"game": "cromlet_v0", "args": {"num_players": 3}, "seats": ["you", "greedy", "greedy"], "position": saved})
+        lobby.create(
+            {"game": "cromlet_v0", "args": {"num_players": 3}, "seats": ["you", "greedy", "greedy"], "position": saved}
+        )
     play_out(entry.table, record=False)
     with pytest.raises(RequestError, match="is over"):
         lobby.create({"game": "cromlet_v0", "seats": ["you", "greedy"], "position": entry.table.state.to_json()})
@@ -225,8 +251,14 @@ def test_every_seat_played_from_a_page_gets_its_own_unguessable_link():
     lobby = Lobby(max_tables=300)
     tokens = set()
     for seed in range(100):
-        entry = lobby.create({"game": "krz_grtn_v1", "args": {"num_players": 4},
-                              "seats": ["you", "person", "person", "skeleton"], "seed": seed})
+        entry = lobby.create(
+            {
+                "game": "krz_grtn_v1",
+                "args": {"num_players": 4},
+                "seats": ["you", "person", "person", "skeleton"],
+                "seed": seed,
+            }
+        )
         assert sorted(v for v in entry.links.values()) == [0, 1, 2]  # the agent's seat has no link
         tokens.update(entry.links)
     assert len(tokens) == 300 and all(len(t) >= 22 for t in tokens)  # 128 random bits each

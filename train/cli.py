@@ -50,7 +50,9 @@ def env_spec(env_id: str, env_kwargs: str | None) -> EnvSpec:
     except json.JSONDecodeError as err:
         raise ValueError(f"--env-kwargs is not valid JSON ({err}): {env_kwargs}") from None
     except RecursionError:
-        raise ValueError("--env-kwargs is nested too deeply: give a flat JSON object such as '{\"num_players\": 3}'") from None
+        raise ValueError(
+            "--env-kwargs is nested too deeply: give a flat JSON object such as '{\"num_players\": 3}'"
+        ) from None
     except ValueError as err:  # an integer literal beyond Python's digit limit
         raise ValueError(f"--env-kwargs holds a number too long to read: {str(err).split(':')[0]}") from None
     if not isinstance(kwargs, dict):
@@ -156,7 +158,9 @@ def _bench(args: argparse.Namespace) -> int:
 
         config = load_config(args.train)
         if config.backend == "rllib":
-            raise ValueError(f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}")
+            raise ValueError(
+                f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}"
+            )
         baseline = load_config(args.old_config) if args.old_config is not None else None
         rounds = args.rounds or 2
         speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games, baseline)
@@ -169,7 +173,11 @@ def _bench(args: argparse.Namespace) -> int:
     from tabletop.train.evaluation.bench import compare
 
     env = env_spec(args.env_id, args.env_kwargs)
-    print(compare(env, args.baseline or ["connect_four_v3"], args.games, args.baseline_games, args.seed, args.rounds or 10))
+    print(
+        compare(
+            env, args.baseline or ["connect_four_v3"], args.games, args.baseline_games, args.seed, args.rounds or 10
+        )
+    )
     return 0
 
 
@@ -185,7 +193,9 @@ def _export(args: argparse.Namespace) -> int:
         from tabletop.train.rllib.export import export_run
 
         if args.players is not None:
-            raise ValueError("--players exports an SB3 run's roles network for another player count; RLlib runs export as trained")
+            raise ValueError(
+                "--players exports an SB3 run's roles network for another player count; RLlib runs export as trained"
+            )
 
         meta = export_run(args.source, args.out, env)
     else:
@@ -233,9 +243,17 @@ def _serve(args: argparse.Namespace) -> int:
     from tabletop.train.web.server import serve
 
     try:
-        serve(args.host, args.port, tuple(args.policy), max_tables=args.max_tables,
-              tables_per_client=args.tables_per_client, idle_minutes=args.idle_minutes,
-              max_connections=args.max_connections, request_timeout=args.request_timeout, open_browser=args.open)
+        serve(
+            args.host,
+            args.port,
+            tuple(args.policy),
+            max_tables=args.max_tables,
+            tables_per_client=args.tables_per_client,
+            idle_minutes=args.idle_minutes,
+            max_connections=args.max_connections,
+            request_timeout=args.request_timeout,
+            open_browser=args.open,
+        )
     except OSError as err:  # the port is taken, or the address is not this machine's
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     except KeyboardInterrupt:
@@ -284,14 +302,19 @@ class CommandParser(argparse.ArgumentParser):
             from tabletop.agents.registry import agent_names
 
             rows = [f"  {env_id:<20} {', '.join(agent_names(env_id))}" for env_id in ENV_IDS]
-            self.epilog = "agents by game (every game also takes pretrained, ppo:PATH and onnx:DIR):\n" + "\n".join(rows)
+            self.epilog = "agents by game (every game also takes pretrained, ppo:PATH and onnx:DIR):\n" + "\n".join(
+                rows
+            )
         return super().format_help()
 
 
 def _game_arguments(p: argparse.ArgumentParser, example: str = '{"num_players": 3}') -> None:
     p.add_argument("env_id", metavar="GAME", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
-    p.add_argument("--env-kwargs", metavar="JSON", help=f"the game's arguments as a JSON object, e.g. '{example}' "
-                   "(default: the game's defaults)")
+    p.add_argument(
+        "--env-kwargs",
+        metavar="JSON",
+        help=f"the game's arguments as a JSON object, e.g. '{example}' (default: the game's defaults)",
+    )
 
 
 def _seed_argument(p: argparse.ArgumentParser) -> None:
@@ -303,19 +326,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
 
-    t = sub.add_parser("tournament", help="play seeded games between named agents (seats rotate every game); "
-                       "a row per agent and per pair")
+    t = sub.add_parser(
+        "tournament",
+        help="play seeded games between named agents (seats rotate every game); a row per agent and per pair",
+    )
     t.lists_agents = True
     _game_arguments(t, '{"num_players": 4}')
-    t.add_argument("agents", nargs="+", help=f"agent specs: {AGENT_SPECS}. They fill the seats in turn, so "
-                   "repeating one gives it more seats (a warning says when an agent meets itself)")
+    t.add_argument(
+        "agents",
+        nargs="+",
+        help=f"agent specs: {AGENT_SPECS}. They fill the seats in turn, so "
+        "repeating one gives it more seats (a warning says when an agent meets itself)",
+    )
     t.add_argument("--games", type=positive_int, default=200, help="games in all")
     _seed_argument(t)
     t.add_argument("--json", help="also write the results (agents and pairs) to this JSON file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_tournament)
 
-    c = sub.add_parser("crossplay", help="ad-hoc teamwork (KRZ GRTN): a candidate's givers with a partner's X and back, next to both teams")
+    c = sub.add_parser(
+        "crossplay",
+        help="ad-hoc teamwork (KRZ GRTN): a candidate's givers with a partner's X and back, next to both teams",
+    )
     c.lists_agents = True
     _game_arguments(c, '{"num_players": 4}')
     c.add_argument("candidate", help=f"the agent under test: {AGENT_SPECS}")
@@ -325,7 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", help="also write the four teams' results to this JSON file")
     c.set_defaults(func=_crossplay)
 
-    tr = sub.add_parser("train", help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib")
+    tr = sub.add_parser(
+        "train",
+        help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib",
+    )
     tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml (configs/ holds one per game)")
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
     tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
@@ -349,31 +384,65 @@ def build_parser() -> argparse.ArgumentParser:
         "training paths, in the same run",
     )
     b.add_argument("env_id", metavar="GAME", nargs="?", choices=ENV_IDS, help=f"one of {', '.join(ENV_IDS)}")
-    b.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}' "
-                   "(default: the game's defaults)")
-    b.add_argument("--baseline", action="append", metavar="NAME",
-                   help="what to compare with, in the same run; repeat for several: a PettingZoo classic env "
-                   "(connect_four_v3, go_v5, tictactoe_v3, texas_holdem_v4; against our AEC loop) or openspiel:GAME "
-                   "(e.g. openspiel:cribbage; against our engine alone) (default: connect_four_v3)")
+    b.add_argument(
+        "--env-kwargs",
+        metavar="JSON",
+        help="the game's arguments as a JSON object, e.g. '{\"num_players\": 3}' (default: the game's defaults)",
+    )
+    b.add_argument(
+        "--baseline",
+        action="append",
+        metavar="NAME",
+        help="what to compare with, in the same run; repeat for several: a PettingZoo classic env "
+        "(connect_four_v3, go_v5, tictactoe_v3, texas_holdem_v4; against our AEC loop) or openspiel:GAME "
+        "(e.g. openspiel:cribbage; against our engine alone) (default: connect_four_v3)",
+    )
     b.add_argument("--games", type=positive_int, default=200, help="random games of GAME")
     b.add_argument("--baseline-games", type=positive_int, default=500, help="random games of each baseline")
     _seed_argument(b)
-    b.add_argument("--rounds", type=positive_int, help="the sides take turns this many times, so load hits both alike "
-                   "(default: 10 for random play, 2 with --train)")
-    b.add_argument("--train", metavar="CONFIG", help="instead: learner steps/s of the old (dummy) and batched training paths on this config")
-    b.add_argument("--train-steps", type=positive_int, help="with --train: learner steps per path and round (default 8192)")
-    b.add_argument("--batched-games", type=positive_int, help="with --train: the batched path plays this many games, "
-                   "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)")
-    b.add_argument("--old-config", metavar="CONFIG", help="with --train: the old path trains this config instead (the same game; "
-                   "e.g. the flat MLP before a structured network)")
+    b.add_argument(
+        "--rounds",
+        type=positive_int,
+        help="the sides take turns this many times, so load hits both alike "
+        "(default: 10 for random play, 2 with --train)",
+    )
+    b.add_argument(
+        "--train",
+        metavar="CONFIG",
+        help="instead: learner steps/s of the old (dummy) and batched training paths on this config",
+    )
+    b.add_argument(
+        "--train-steps", type=positive_int, help="with --train: learner steps per path and round (default 8192)"
+    )
+    b.add_argument(
+        "--batched-games",
+        type=positive_int,
+        help="with --train: the batched path plays this many games, "
+        "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)",
+    )
+    b.add_argument(
+        "--old-config",
+        metavar="CONFIG",
+        help="with --train: the old path trains this config instead (the same game; "
+        "e.g. the flat MLP before a structured network)",
+    )
     b.set_defaults(func=_bench)
 
     x = sub.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
-    x.add_argument("source", metavar="RUN_OR_CHECKPOINT", help="a run folder, a checkpoint folder, a model .zip or an RLlib run's policy.pt")
+    x.add_argument(
+        "source",
+        metavar="RUN_OR_CHECKPOINT",
+        help="a run folder, a checkpoint folder, a model .zip or an RLlib run's policy.pt",
+    )
     x.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     x.add_argument("--env-id", choices=ENV_IDS, help="the game, for a model zip outside a run folder")
     x.add_argument("--env-kwargs", metavar="JSON", help="the game's arguments as a JSON object, with --env-id")
-    x.add_argument("--players", type=int, metavar="N", help="export for N players (a network whose weights are shared across seats: roles)")
+    x.add_argument(
+        "--players",
+        type=int,
+        metavar="N",
+        help="export for N players (a network whose weights are shared across seats: roles)",
+    )
     x.set_defaults(func=_export)
 
     a = sub.add_parser(
@@ -398,22 +467,55 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_soak)
 
     w = sub.add_parser("serve", help="play and watch in the browser: a local web page for every game (docs/play.md)")
-    w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only; "
-                   "0.0.0.0 lets others on the network join a table by its links)")
+    w.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; "
+        "0.0.0.0 lets others on the network join a table by its links)",
+    )
     w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
-    w.add_argument("--policy", action="append", default=[], metavar="SPEC",
-                   help="also offer this policy (onnx:DIR or ppo:PATH) as a player; repeat for more")
-    w.add_argument("--max-tables", type=positive_int, default=200,
-                   help="tables held at once (default 200); finished and idle ones make room for new ones")
-    w.add_argument("--tables-per-client", type=positive_int, default=5, metavar="N",
-                   help="tables one client address (an IPv6 one by its /64) may hold in play at once (default 5)")
-    w.add_argument("--idle-minutes", type=positive_int, default=10, metavar="M",
-                   help="a table nobody has open ends after M quiet minutes (default 10; with a page open: 60)")
-    w.add_argument("--max-connections", type=positive_int, default=None, metavar="N",
-                   help="open connections at most (default 1000, or what the open-file limit allows: 3 files each, "
-                   "64 for the server); past it, the client that has waited longest for its headers makes room")
-    w.add_argument("--request-timeout", type=positive_int, default=10, metavar="S",
-                   help="seconds a client has to send a request's headers, and again its body (default 10)")
+    w.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="also offer this policy (onnx:DIR or ppo:PATH) as a player; repeat for more",
+    )
+    w.add_argument(
+        "--max-tables",
+        type=positive_int,
+        default=200,
+        help="tables held at once (default 200); finished and idle ones make room for new ones",
+    )
+    w.add_argument(
+        "--tables-per-client",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="tables one client address (an IPv6 one by its /64) may hold in play at once (default 5)",
+    )
+    w.add_argument(
+        "--idle-minutes",
+        type=positive_int,
+        default=10,
+        metavar="M",
+        help="a table nobody has open ends after M quiet minutes (default 10; with a page open: 60)",
+    )
+    w.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="open connections at most (default 1000, or what the open-file limit allows: 3 files each, "
+        "64 for the server); past it, the client that has waited longest for its headers makes room",
+    )
+    w.add_argument(
+        "--request-timeout",
+        type=positive_int,
+        default=10,
+        metavar="S",
+        help="seconds a client has to send a request's headers, and again its body (default 10)",
+    )
     w.add_argument("--open", action="store_true", help="open the page in the default browser")
     w.set_defaults(func=_serve)
     return parser

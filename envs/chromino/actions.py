@@ -41,7 +41,11 @@ class ActionLayout:
 
     def is_action(self, action) -> bool:
         """An int (numpy ints too; bools are not actions) in [0, num_actions)."""
-        return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and 0 <= action < self.num_actions
+        return (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, (bool, np.bool_))
+            and 0 <= action < self.num_actions
+        )
 
     def decode(self, action: int) -> tuple:
         """('choose', tile, orientation) | ('place', row, col) | ('draw',) | ('pass',)."""

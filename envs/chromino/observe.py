@@ -47,17 +47,27 @@ def score_range(game: ChrominoGame) -> tuple[float, float]:
 
 
 LOOKAHEAD = "lookahead"
-FEATURE_GROUPS = {LOOKAHEAD: "mover only: per-cell planes and per-choose-action rows of this sub-step's legal "
-                  "placements and a one-ply look-ahead over the own hand (what the `board` network reads)"}
+FEATURE_GROUPS = {
+    LOOKAHEAD: "mover only: per-cell planes and per-choose-action rows of this sub-step's legal "
+    "placements and a one-ply look-ahead over the own hand (what the `board` network reads)"
+}
 
 
 def private_layout(game: ChrominoGame, features: tuple[str, ...] = ()) -> Layout:
     n, g = game.num_players, game.grid_size
     low, high = score_range(game)
     layout = Layout.of(
-        ("board", (6, g, g), "1 where a square of that colour lies: red, yellow, green, blue, purple, chameleon centre"),
+        (
+            "board",
+            (6, g, g),
+            "1 where a square of that colour lies: red, yellow, green, blue, purple, chameleon centre",
+        ),
         ("hand", T.NUM_TILES, "own hand, multi-hot over the 80 tile ids"),
-        ("public_tiles", (n, T.NUM_TILES), "one-hot lone tile of each seat holding exactly one tile (public), relative seats"),
+        (
+            "public_tiles",
+            (n, T.NUM_TILES),
+            "one-hot lone tile of each seat holding exactly one tile (public), relative seats",
+        ),
         ("hand_sizes", n, "tiles in hand / hand_size, relative seats", (0, most_tiles_held(game) / game.hand_size)),
         ("bag_size", 1, "tiles in the bag / 80"),
         ("scores", n, "expert points / 100, relative seats (0 in other variants)", (low / 100, high / 100)),
@@ -72,23 +82,44 @@ def private_layout(game: ChrominoGame, features: tuple[str, ...] = ()) -> Layout
     if LOOKAHEAD in features:
         layout += lookahead_layout(game)
     if game.junior:  # where a tile may attach: the colour planes do not show where one tile ends and the next begins
-        layout += Layout.of(("open_ends", (g, g), "junior: 1 on each empty cell an open end points into (a tile may attach there)"))
+        layout += Layout.of(
+            ("open_ends", (g, g), "junior: 1 on each empty cell an open end points into (a tile may attach there)")
+        )
     return layout
 
 
 def lookahead_layout(game: ChrominoGame) -> Layout:
     g = game.grid_size
     return Layout.of(
-        ("cell_moves", (g, g), "mover only: legal placements of this sub-step centred on the cell, log(1 + count) / log(321)"),
+        (
+            "cell_moves",
+            (g, g),
+            "mover only: legal placements of this sub-step centred on the cell, log(1 + count) / log(321)",
+        ),
         ("cell_contacts", (g, g), "mover only: the most contacts a legal placement centred on the cell makes / 8"),
-        ("cell_after", (g, g), "mover only: after the best legal placement centred on the cell, the fraction of the "
-         "rest of the own hand that still has a place (1 when it lays the last tile)"),
-        ("cell_blocks", (g, g), "mover only: 1 if a legal placement centred on the cell leaves no place for any "
-         "opponent's public last tile (there is one)"),
-        ("cell_shuts", (g, g), "mover only: after the legal placement centred on the cell that shuts most, the "
-         "fraction of the unseen tiles (in no known place: other hands, the bag) left without a place"),
-        ("choices", (NUM_ORIENTATIONS * T.NUM_TILES, len(CHOICE_FEATURES)), "per choose action (4 * tile + orientation): "
-         + ", ".join(CHOICE_FEATURES)),
+        (
+            "cell_after",
+            (g, g),
+            "mover only: after the best legal placement centred on the cell, the fraction of the "
+            "rest of the own hand that still has a place (1 when it lays the last tile)",
+        ),
+        (
+            "cell_blocks",
+            (g, g),
+            "mover only: 1 if a legal placement centred on the cell leaves no place for any "
+            "opponent's public last tile (there is one)",
+        ),
+        (
+            "cell_shuts",
+            (g, g),
+            "mover only: after the legal placement centred on the cell that shuts most, the "
+            "fraction of the unseen tiles (in no known place: other hands, the bag) left without a place",
+        ),
+        (
+            "choices",
+            (NUM_ORIENTATIONS * T.NUM_TILES, len(CHOICE_FEATURES)),
+            "per choose action (4 * tile + orientation): " + ", ".join(CHOICE_FEATURES),
+        ),
     )
 
 
@@ -173,13 +204,20 @@ class ChrominoObserver:
         layout, g = self.layout, self.game.grid_size
         cells = moves[:, 2] * g + moves[:, 3]
         choice = moves[:, 0] * NUM_ORIENTATIONS + moves[:, 1]
-        obs[layout.slice("cell_moves")] = np.log1p(np.bincount(cells, minlength=g * g)) / np.log1p(NUM_ORIENTATIONS * T.NUM_TILES)
+        obs[layout.slice("cell_moves")] = np.log1p(np.bincount(cells, minlength=g * g)) / np.log1p(
+            NUM_ORIENTATIONS * T.NUM_TILES
+        )
         choices = layout.block(obs, "choices")
         choices[:, 0] = np.log1p(np.bincount(choice, minlength=len(choices))) / np.log1p(g * g)
         after, options, blocks, shuts, lone_chameleon = self._lookahead(state, mover, moves)
-        for plane, column, values in (("cell_contacts", 1, moves[:, 4] / PLACEMENT_NEIGHBOURS), ("cell_after", 2, after),
-                                      (None, 3, options), ("cell_blocks", 4, blocks), ("cell_shuts", 5, shuts),
-                                      (None, 6, lone_chameleon)):
+        for plane, column, values in (
+            ("cell_contacts", 1, moves[:, 4] / PLACEMENT_NEIGHBOURS),
+            ("cell_after", 2, after),
+            (None, 3, options),
+            ("cell_blocks", 4, blocks),
+            ("cell_shuts", 5, shuts),
+            (None, 6, lone_chameleon),
+        ):
             if plane is not None:
                 best = np.zeros(g * g)
                 np.maximum.at(best, cells, values)

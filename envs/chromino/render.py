@@ -54,7 +54,10 @@ def _status_lines(state) -> list[str]:
     lines = [f"{g.variant} {g.num_players}P  bag {len(state.bag)}  hands {sizes}"]
     if state.is_terminal():
         won = [f"P{s}" for s, w in enumerate(state.winners()) if w]
-        lines.append("over: " + ("winners " + " ".join(won) if g.variant != "expert" else "returns " + str(state.returns().tolist())))
+        lines.append(
+            "over: "
+            + ("winners " + " ".join(won) if g.variant != "expert" else "returns " + str(state.returns().tolist()))
+        )
     else:
         lines.append(f"to move: P{state.current_player} ({('choose', 'drawn', 'place')[state.phase]})")
     lone = [f"P{s}:{T.tile_name(h[0])}" for s, h in enumerate(state.hands) if len(h) == 1]

@@ -34,15 +34,35 @@ _NO_MOVES.flags.writeable = False
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table: 2-8, or 1 for the `solo` variant", choices=tuple(range(1, 9))),
-    Param("variant", "standard", "`standard`; `junior`: a branching domino line, end-to-end contacts only; `expert`: "
-          "placements score points; `solo`: one player empties the hand", choices=VARIANTS),
-    Param("grid_size", DEFAULT_GRID_SIZE, "cells per side of the bounded table (45 holds 99.6% of measured games)",
-          check=int_in(5), allowed="an int >= 5"),
-    Param("hand_size", 8, "tiles dealt to each player", check=int_in(1, T.NUM_TILES - 1),
-          allowed=f"an int in [1, {T.NUM_TILES - 1} // num_players]"),
+    Param(
+        "variant",
+        "standard",
+        "`standard`; `junior`: a branching domino line, end-to-end contacts only; `expert`: "
+        "placements score points; `solo`: one player empties the hand",
+        choices=VARIANTS,
+    ),
+    Param(
+        "grid_size",
+        DEFAULT_GRID_SIZE,
+        "cells per side of the bounded table (45 holds 99.6% of measured games)",
+        check=int_in(5),
+        allowed="an int >= 5",
+    ),
+    Param(
+        "hand_size",
+        8,
+        "tiles dealt to each player",
+        check=int_in(1, T.NUM_TILES - 1),
+        allowed=f"an int in [1, {T.NUM_TILES - 1} // num_players]",
+    ),
     Param("out_bonus", 10, "expert: points for going out", check=int_in(0), allowed="an int >= 0"),
-    Param("tile_penalty", 10, "expert: points lost per tile left in hand at the end", check=int_in(0),
-          allowed="an int >= 0"),
+    Param(
+        "tile_penalty",
+        10,
+        "expert: points lost per tile left in hand at the end",
+        check=int_in(0),
+        allowed="an int >= 0",
+    ),
 )
 
 
@@ -98,8 +118,15 @@ class ChrominoGame:
 class ChrominoState:
     """One position. Hands are sorted tile-id lists; the bag is drawn from its end."""
 
-    def __init__(self, game: ChrominoGame, hands: list[list[int]], bag: list[int], placements: list[Placement], first: int,
-                 table: Table | None = None):
+    def __init__(
+        self,
+        game: ChrominoGame,
+        hands: list[list[int]],
+        bag: list[int],
+        placements: list[Placement],
+        first: int,
+        table: Table | None = None,
+    ):
         self.game = game
         self.hands = hands
         self.bag = bag
@@ -139,8 +166,9 @@ class ChrominoState:
 
     def apply(self, action: int) -> None:
         if not self.game.actions.is_action(action):
-            raise IllegalActionError(f"{action!r} is not an action for {self._who()}; actions are ints in "
-                                     f"[0, {self.game.num_actions})")
+            raise IllegalActionError(
+                f"{action!r} is not an action for {self._who()}; actions are ints in [0, {self.game.num_actions})"
+            )
         action = int(action)
         if not self.legal_action_mask()[action]:
             raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {self._who()}")

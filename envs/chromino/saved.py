@@ -27,8 +27,21 @@ from tabletop.envs.core.validate import check_header, get, integer, require, sea
 
 NAME = "chromino"
 KEYS = (
-    "game", "config", "first_player", "current_player", "phase", "chosen", "orientation", "drawn", "drew",
-    "idle_turns", "hands", "bag", "placements", "finished", "points",
+    "game",
+    "config",
+    "first_player",
+    "current_player",
+    "phase",
+    "chosen",
+    "orientation",
+    "drawn",
+    "drew",
+    "idle_turns",
+    "hands",
+    "bag",
+    "placements",
+    "finished",
+    "points",
 )
 
 
@@ -77,7 +90,9 @@ def read(game: Any, data: Any) -> Position:
     """The position in `data`, or `InvalidStateError` for anything the rules cannot reach in `game`."""
     check_header(data, NAME, game.config())
     unknown = sorted(map(str, set(data) - set(KEYS)))
-    require(not unknown, unknown[0] if unknown else "state", f"unknown key; a saved Chromino state has {', '.join(KEYS)}")
+    require(
+        not unknown, unknown[0] if unknown else "state", f"unknown key; a saved Chromino state has {', '.join(KEYS)}"
+    )
     n = game.num_players
     first = seat(get(data, "first_player", int), "first_player", n)
     current = seat(get(data, "current_player", int), "current_player", n)
@@ -95,8 +110,22 @@ def read(game: Any, data: Any) -> Position:
     orientation = integer(get(data, "orientation", int), "orientation", -1, NUM_ORIENTATIONS - 1)
     drew = get(data, "drew", bool)
     idle_turns = integer(get(data, "idle_turns", int), "idle_turns", 0, n)
-    position = Position(first, current, phase, chosen, orientation, drawn, drew, idle_turns, hands, bag, placements,
-                        Table.laid(game.grid_size, placements), finished, points)
+    position = Position(
+        first,
+        current,
+        phase,
+        chosen,
+        orientation,
+        drawn,
+        drew,
+        idle_turns,
+        hands,
+        bag,
+        placements,
+        Table.laid(game.grid_size, placements),
+        finished,
+        points,
+    )
     _check_turn_stage(position, game)
     _check_round(position, n)
     _check_idle_turns(position, game)
@@ -154,7 +183,11 @@ def _placements(data: Any, grid_size: int) -> list[Placement]:
     placements = []
     for i, entry in enumerate(entries):
         field = f"placements[{i}]"
-        require(isinstance(entry, list) and len(entry) == 4, field, f"a placement is [tile, orientation, row, col], got {entry!r}")
+        require(
+            isinstance(entry, list) and len(entry) == 4,
+            field,
+            f"a placement is [tile, orientation, row, col], got {entry!r}",
+        )
         tile = _tile(entry[0], f"{field}[0]")
         orientation = integer(entry[1], f"{field}[1]", 0, NUM_ORIENTATIONS - 1)
         row = integer(entry[2], f"{field}[2]", 0, grid_size - 1)
@@ -165,16 +198,23 @@ def _placements(data: Any, grid_size: int) -> list[Placement]:
 
 # --- the tiles and the table ---------------------------------------------------------------------------------
 def _check_every_tile_once(hands: list[list[int]], bag: list[int], placements: list[Placement]) -> None:
-    places = [(f"hands[{s}]", h) for s, h in enumerate(hands)] + [("bag", bag), ("placements", [p.tile for p in placements])]
+    places = [(f"hands[{s}]", h) for s, h in enumerate(hands)] + [
+        ("bag", bag),
+        ("placements", [p.tile for p in placements]),
+    ]
     seen = np.zeros(T.NUM_TILES, dtype=np.int64)
     for field, tiles in places:
         seen += np.bincount(np.asarray(tiles, dtype=np.int64), minlength=T.NUM_TILES)
         again = np.flatnonzero(seen > 1)
         if again.size:
-            raise InvalidStateError(field, f"{T.tile_name(int(again[0]))} is here again: each of the 80 tiles exists once")
+            raise InvalidStateError(
+                field, f"{T.tile_name(int(again[0]))} is here again: each of the 80 tiles exists once"
+            )
     missing = np.flatnonzero(seen == 0)
     if missing.size:
-        raise InvalidStateError("tiles", f"{T.tile_name(int(missing[0]))} is missing: in no hand, not in the bag, not on the table")
+        raise InvalidStateError(
+            "tiles", f"{T.tile_name(int(missing[0]))} is missing: in no hand, not in the bag, not on the table"
+        )
 
 
 def _check_layout(placements: list[Placement], game: Any) -> list[int]:
@@ -186,15 +226,20 @@ def _check_layout(placements: list[Placement], game: Any) -> list[int]:
     g = game.grid_size
     start = placements[0]
     if not (T.IS_CHAMELEON[start.tile] and start == start_placement(g, start.tile)):
-        raise InvalidStateError("placements[0]", f"the game starts with a chameleon lying left to right centred on the "
-                                f"middle cell ({g // 2}, {g // 2}), got {_describe(start)}")
+        raise InvalidStateError(
+            "placements[0]",
+            f"the game starts with a chameleon lying left to right centred on the "
+            f"middle cell ({g // 2}, {g // 2}), got {_describe(start)}",
+        )
     order, colour = {}, {}  # cell -> the placement covering it, the colour there
     for i, p in enumerate(placements):
         for (r, c), square in zip(p.cells(), p.colours().tolist()):
             if not (0 <= r < g and 0 <= c < g):
                 raise InvalidStateError(f"placements[{i}]", f"{_describe(p)} leaves the {g}x{g} grid")
             if (r, c) in order:
-                raise InvalidStateError(f"placements[{i}]", f"{_describe(p)} covers a square of placements[{order[r, c]}]")
+                raise InvalidStateError(
+                    f"placements[{i}]", f"{_describe(p)} covers a square of placements[{order[r, c]}]"
+                )
             order[r, c], colour[r, c] = i, square
     crosswise = [True]  # per placement: a chameleon whose centre offers open ends (the start one does)
     values = []
@@ -206,8 +251,10 @@ def _check_layout(placements: list[Placement], game: Any) -> list[int]:
                     contacts.append((k, (r, c), (r + dr, c + dc)))
         problem = _contact_problem(p, contacts, colour, order, placements, crosswise, game.junior)
         if problem:
-            raise InvalidStateError(f"placements[{i}]", f"{_describe(p)} cannot have been laid on the table that "
-                                    f"placements[0:{i}] make: {problem}")
+            raise InvalidStateError(
+                f"placements[{i}]",
+                f"{_describe(p)} cannot have been laid on the table that placements[0:{i}] make: {problem}",
+            )
         crosswise.append(bool(T.IS_CHAMELEON[p.tile]) and contacts[0][0] == 1)
         touched = {placements[order[a]].tile for _, _, a in contacts}
         values.append(int(T.VALUE[p.tile] + sum(T.VALUE[t] for t in touched)))
@@ -235,8 +282,10 @@ def _contact_problem(p, contacts, colour, order, placements, crosswise, junior: 
     j = order[a]
     other = placements[j]
     if not _attaches(other, other.cells().index(a), e, is_chameleon=crosswise[j], laid=True):
-        return f"the square it touches on {a} is no open end (an end square outward along its tile, or a side of a " \
-               "crosswise chameleon's centre)"
+        return (
+            f"the square it touches on {a} is no open end (an end square outward along its tile, or a side of a "
+            "crosswise chameleon's centre)"
+        )
     return ""
 
 
@@ -271,7 +320,11 @@ def _check_turn_stage(pos: Position, game: Any) -> None:
         require(pos.chosen < 0, "chosen", f"a tile is chosen only in phase 'place', not in {PHASES[pos.phase]!r}")
         require(pos.orientation == -1, "orientation", f"is -1 (none) outside phase 'place', got {pos.orientation}")
     if pos.phase in (CHOOSE, OVER):
-        require(pos.drawn < 0, "drawn", f"a drawn tile is held only in phases 'drawn' and 'place', not in {PHASES[pos.phase]!r}")
+        require(
+            pos.drawn < 0,
+            "drawn",
+            f"a drawn tile is held only in phases 'drawn' and 'place', not in {PHASES[pos.phase]!r}",
+        )
     if pos.phase == OVER:
         require(not pos.drew, "drew", "is false once the game is over (no turn is going on)")
         return
@@ -283,13 +336,25 @@ def _check_turn_stage(pos: Position, game: Any) -> None:
         require(pos.chosen >= 0, "chosen", "phase 'place' lays a chosen tile")
         require(pos.chosen in hand, "chosen", f"{T.tile_name(pos.chosen)} is not in the hand of seat {pos.current}")
         require(pos.drawn < 0 or pos.chosen == pos.drawn, "chosen", "after a draw only the drawn tile may be laid")
-        require(pos.orientation >= 0, "orientation", "phase 'place' lays the chosen tile in its chosen orientation (0-3)")
-        require(not (T.PALINDROME[pos.chosen] and pos.orientation & 1), "orientation",
-                f"{T.tile_name(pos.chosen)} reads the same both ways, so it is chosen in orientation 0 or 2 only")
-        require(not (len(hand) == 1 and T.IS_CHAMELEON[pos.chosen]), "chosen", "a lone chameleon cannot be played as the last tile")
+        require(
+            pos.orientation >= 0, "orientation", "phase 'place' lays the chosen tile in its chosen orientation (0-3)"
+        )
+        require(
+            not (T.PALINDROME[pos.chosen] and pos.orientation & 1),
+            "orientation",
+            f"{T.tile_name(pos.chosen)} reads the same both ways, so it is chosen in orientation 0 or 2 only",
+        )
+        require(
+            not (len(hand) == 1 and T.IS_CHAMELEON[pos.chosen]),
+            "chosen",
+            "a lone chameleon cannot be played as the last tile",
+        )
         moves = pos.table.search([pos.chosen], game.junior)
-        require(bool((moves[:, 1] == pos.orientation).any()), "orientation",
-                f"{T.tile_name(pos.chosen)} {ORIENTATION_WORDS[pos.orientation]} fits nowhere, so it could not have been chosen")
+        require(
+            bool((moves[:, 1] == pos.orientation).any()),
+            "orientation",
+            f"{T.tile_name(pos.chosen)} {ORIENTATION_WORDS[pos.orientation]} fits nowhere, so it could not have been chosen",
+        )
     if pos.drawn >= 0:  # phases 'drawn' and 'place': a tile was drawn because none in hand fitted
         require(pos.drew, "drew", "is true when a tile was drawn this turn")
         require(pos.drawn in hand, "drawn", f"{T.tile_name(pos.drawn)} is not in the hand of seat {pos.current}")
@@ -297,11 +362,16 @@ def _check_turn_stage(pos: Position, game: Any) -> None:
         before.remove(pos.drawn)
         fits = _fitting(pos.table, before, game.junior)
         if fits >= 0:
-            raise InvalidStateError("drawn", f"a tile is drawn only when none in hand fits, but {T.tile_name(fits)} does")
+            raise InvalidStateError(
+                "drawn", f"a tile is drawn only when none in hand fits, but {T.tile_name(fits)} does"
+            )
     elif pos.drew:  # the compulsory draw of a lone chameleon: the turn then goes on with two tiles
-        require(len(hand) == 2 and bool(T.IS_CHAMELEON[hand].any()), "drew",
-                "a turn goes on after a draw only after the compulsory draw of a lone chameleon (the hand is then "
-                f"that chameleon and the drawn tile), but seat {pos.current} holds {len(hand)} tiles")
+        require(
+            len(hand) == 2 and bool(T.IS_CHAMELEON[hand].any()),
+            "drew",
+            "a turn goes on after a draw only after the compulsory draw of a lone chameleon (the hand is then "
+            f"that chameleon and the drawn tile), but seat {pos.current} holds {len(hand)} tiles",
+        )
 
 
 def _round_position(seat_: int, first: int, n: int) -> int:
@@ -312,24 +382,38 @@ def _check_round(pos: Position, n: int) -> None:
     """A seat went out exactly when its hand is empty; the game ends when the round in which someone went
     out is complete (the seat before the first player moved last), or after a full round of idle turns."""
     for s, (hand, out) in enumerate(zip(pos.hands, pos.finished)):
-        require(out == (not hand), f"finished[{s}]", f"is {str(out).lower()}, but seat {s} holds {len(hand)} tiles: "
-                "a seat has gone out exactly when its hand is empty")
+        require(
+            out == (not hand),
+            f"finished[{s}]",
+            f"is {str(out).lower()}, but seat {s} holds {len(hand)} tiles: "
+            "a seat has gone out exactly when its hand is empty",
+        )
     last = (pos.first - 1) % n
     if pos.phase == OVER:
         if any(pos.finished):
-            require(pos.current == last, "current_player", f"the round ends with seat {last} (the seat before the "
-                    f"first player, seat {pos.first}), so the last mover is seat {last}, not {pos.current}")
+            require(
+                pos.current == last,
+                "current_player",
+                f"the round ends with seat {last} (the seat before the "
+                f"first player, seat {pos.first}), so the last mover is seat {last}, not {pos.current}",
+            )
             require(pos.idle_turns < n, "idle_turns", "a full idle round cannot follow a seat going out")
         else:
-            require(pos.idle_turns == n, "idle_turns", f"nobody went out, so the game ended blocked after {n} idle turns, "
-                    f"not {pos.idle_turns}")
+            require(
+                pos.idle_turns == n,
+                "idle_turns",
+                f"nobody went out, so the game ended blocked after {n} idle turns, not {pos.idle_turns}",
+            )
         return
     require(pos.idle_turns < n, "idle_turns", f"{n} idle turns in a row end the game, yet it is not over")
     mover = _round_position(pos.current, pos.first, n)
     for s in np.flatnonzero(pos.finished).tolist():
-        require(_round_position(s, pos.first, n) < mover, f"finished[{s}]",
-                f"seat {s} went out, so the round is being finished: the seats after it up to seat {last} still play, "
-                f"and seat {pos.current} is not among them")
+        require(
+            _round_position(s, pos.first, n) < mover,
+            f"finished[{s}]",
+            f"seat {s} went out, so the round is being finished: the seats after it up to seat {last} still play, "
+            f"and seat {pos.current} is not among them",
+        )
 
 
 def _check_idle_turns(pos: Position, game: Any) -> None:
@@ -337,14 +421,29 @@ def _check_idle_turns(pos: Position, game: Any) -> None:
     k, n = pos.idle_turns, game.num_players
     if k == 0:
         return
-    require(not pos.bag and not pos.drew, "idle_turns", "an idle turn (no placement, no draw) happens only with the bag empty")
-    movers = [(pos.current - i) % n for i in range(k)] if pos.phase == OVER else [(pos.current - 1 - i) % n for i in range(k)]
+    require(
+        not pos.bag and not pos.drew,
+        "idle_turns",
+        "an idle turn (no placement, no draw) happens only with the bag empty",
+    )
+    movers = (
+        [(pos.current - i) % n for i in range(k)]
+        if pos.phase == OVER
+        else [(pos.current - 1 - i) % n for i in range(k)]
+    )
     for s in movers:
-        require(not pos.finished[s], "idle_turns", f"seat {s} moved in one of the last {k} turns, which were idle, so it did not go out")
+        require(
+            not pos.finished[s],
+            "idle_turns",
+            f"seat {s} moved in one of the last {k} turns, which were idle, so it did not go out",
+        )
         fits = _fitting(pos.table, pos.hands[s], game.junior)
         if fits >= 0:
-            raise InvalidStateError("idle_turns", f"seat {s} passed in one of the last {k} turns, yet {T.tile_name(fits)} "
-                                    "in its hand fits the table (a seat that can lay a tile must)")
+            raise InvalidStateError(
+                "idle_turns",
+                f"seat {s} passed in one of the last {k} turns, yet {T.tile_name(fits)} "
+                "in its hand fits the table (a seat that can lay a tile must)",
+            )
 
 
 def _draws_this_turn(pos: Position) -> tuple[int, ...]:
@@ -367,11 +466,18 @@ def _check_turn_counts(pos: Position, game: Any) -> None:
     must let every seat's (p, d) fit and the placements add up."""
     n, h = game.num_players, game.hand_size
     dealt_bag = T.NUM_TILES - 1 - n * h
-    require(len(pos.bag) <= dealt_bag, "bag", f"holds {len(pos.bag)} tiles; after dealing {n} hands of {h} it holds {dealt_bag}")
+    require(
+        len(pos.bag) <= dealt_bag,
+        "bag",
+        f"holds {len(pos.bag)} tiles; after dealing {n} hands of {h} it holds {dealt_bag}",
+    )
     draws, laid = dealt_bag - len(pos.bag), len(pos.placements) - 1
     for s, hand in enumerate(pos.hands):
-        require(len(hand) <= h + draws, f"hands[{s}]", f"holds {len(hand)} tiles; a seat holds at most its deal of {h} "
-                f"and every tile drawn so far ({draws})")
+        require(
+            len(hand) <= h + draws,
+            f"hands[{s}]",
+            f"holds {len(hand)} tiles; a seat holds at most its deal of {h} and every tile drawn so far ({draws})",
+        )
     sizes = np.array([len(hand) for hand in pos.hands])
     order = (np.arange(n) - pos.first) % n  # each seat's place in the round
     done = (pos.current - pos.first) % n + (1 if pos.phase == OVER else 0)  # turns finished, modulo n
@@ -384,8 +490,11 @@ def _check_turn_counts(pos: Position, game: Any) -> None:
             high = np.minimum(turns, 2 * turns + net)
             if t >= pos.idle_turns and (low <= high).all() and low.sum() <= laid <= high.sum():
                 return
-    raise InvalidStateError("hands", f"hands of {sizes.tolist()} tiles cannot follow from a deal of {h} each, {laid} "
-                            f"placements and {draws} draws in turns going round from seat {pos.first} to seat {pos.current}")
+    raise InvalidStateError(
+        "hands",
+        f"hands of {sizes.tolist()} tiles cannot follow from a deal of {h} each, {laid} "
+        f"placements and {draws} draws in turns going round from seat {pos.first} to seat {pos.current}",
+    )
 
 
 def _check_points(pos: Position, game: Any, values: list[int]) -> None:
@@ -399,11 +508,17 @@ def _check_points(pos: Position, game: Any, values: list[int]) -> None:
         for s, hand in enumerate(pos.hands):
             played[s] -= game.out_bonus if pos.finished[s] else -game.tile_penalty * len(hand)
     end = " before the end's bonus and penalty" if pos.phase == OVER else ""
-    require(sum(played) == sum(values), "points", f"the seats' points{end} add up to {sum(played)}, but the placements "
-            f"on the table are worth {sum(values)}")
+    require(
+        sum(played) == sum(values),
+        "points",
+        f"the seats' points{end} add up to {sum(played)}, but the placements on the table are worth {sum(values)}",
+    )
     sums = 1  # bit v set: some placements are worth v in all
     for value in values:
         sums |= sums << value
     for s, points in enumerate(played):
-        require(points >= 0 and sums >> points & 1, f"points[{s}]",
-                f"seat {s}'s {points} points{end} are not the value of any of the placements on the table")
+        require(
+            points >= 0 and sums >> points & 1,
+            f"points[{s}]",
+            f"seat {s}'s {points} points{end} are not the value of any of the placements on the table",
+        )

@@ -135,8 +135,16 @@ class Table:
         row, col, contacts); horizontal before vertical, centres row-major, then the tiles' readings in order."""
         if self.bbox is None:
             return np.empty((0, 5), dtype=np.int64)
-        return kernels.search(self.accept, self.contacts, self.ends, self.size, self.bbox, T.oriented_tiles(tiles),
-                              junior, T.ORIENTED_COLOURS)
+        return kernels.search(
+            self.accept,
+            self.contacts,
+            self.ends,
+            self.size,
+            self.bbox,
+            T.oriented_tiles(tiles),
+            junior,
+            T.ORIENTED_COLOURS,
+        )
 
     # --- changing (returns a new table) ------------------------------------------------------------
     @classmethod
@@ -161,11 +169,28 @@ class Table:
         for p in placements:
             dr, dc = _STEPS[p.orientation]
             r, c = p.row + PAD, p.col + PAD
-            if not kernels.lay(new.colour, new.tile_at, new.contacts, new.accept, new.ends, self.size, p.tile,
-                               p.colours(), r, c, dr, dc, p == start_placement(self.size, p.tile)):
+            if not kernels.lay(
+                new.colour,
+                new.tile_at,
+                new.contacts,
+                new.accept,
+                new.ends,
+                self.size,
+                p.tile,
+                p.colours(),
+                r,
+                c,
+                dr,
+                dc,
+                p == start_placement(self.size, p.tile),
+            ):
                 raise ValueError(f"{p} leaves the grid or overlaps a tile")
             span = (r - dr, r + dr, c - dc, c + dc)  # the tile's padded rows and cols
-            box = span if box is None else (min(box[0], span[0]), max(box[1], span[1]), min(box[2], span[2]), max(box[3], span[3]))
+            box = (
+                span
+                if box is None
+                else (min(box[0], span[0]), max(box[1], span[1]), min(box[2], span[2]), max(box[3], span[3]))
+            )
         new.bbox = box
         new._freeze()
         return new

@@ -42,7 +42,10 @@ ORIENTED_COLOURS[1::2] = TILE_COLOURS[:, ::-1]
 # FITS[p, bits, k] says whether square p of oriented tile k may lie on a cell with those bits.
 ACCEPT_ALL = (1 << (WILD + 1)) - 1
 FITS = np.array(
-    [[[(bits >> int(colour)) & 1 for colour in ORIENTED_COLOURS[:, p]] for bits in range(ACCEPT_ALL + 1)] for p in range(3)],
+    [
+        [[(bits >> int(colour)) & 1 for colour in ORIENTED_COLOURS[:, p]] for bits in range(ACCEPT_ALL + 1)]
+        for p in range(3)
+    ],
     dtype=bool,
 )
 

@@ -20,14 +20,32 @@ from tabletop.envs.core.protocol import Game, Observer, Renderer, State
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
 ADAPTER_PARAMETERS = Parameters(
-    Param("reward", "win_loss", "`win_loss`: +1/-1/0 at the end; `score`: the change of each seat's score after "
-          "every step (cooperative games: one shared team reward)", choices=("win_loss", "score")),
-    Param("observation_mode", "private", "`private`: what the seat may know; `omniscient`: every hidden fact too",
-          choices=("private", "omniscient")),
-    Param("render_mode", None, "what `render()` does: `human` prints the text table, `ansi` returns it, "
-          "`rgb_array` returns the picture", choices=(None, *RENDER_MODES)),
-    Param("illegal_action", "raise", "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
-          "offender (its whole team in a team game, every seat in a cooperative one)", choices=("raise", "penalize")),
+    Param(
+        "reward",
+        "win_loss",
+        "`win_loss`: +1/-1/0 at the end; `score`: the change of each seat's score after "
+        "every step (cooperative games: one shared team reward)",
+        choices=("win_loss", "score"),
+    ),
+    Param(
+        "observation_mode",
+        "private",
+        "`private`: what the seat may know; `omniscient`: every hidden fact too",
+        choices=("private", "omniscient"),
+    ),
+    Param(
+        "render_mode",
+        None,
+        "what `render()` does: `human` prints the text table, `ansi` returns it, `rgb_array` returns the picture",
+        choices=(None, *RENDER_MODES),
+    ),
+    Param(
+        "illegal_action",
+        "raise",
+        "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
+        "offender (its whole team in a team game, every seat in a cooperative one)",
+        choices=("raise", "penalize"),
+    ),
 )
 
 

@@ -88,8 +88,14 @@ class Layout:
     def describe(self) -> list[dict]:
         """JSON-ready description: name, offset, shape, meaning and value range of each segment."""
         return [
-            {"name": s.name, "offset": self._offsets[s.name].start, "shape": list(s.shape), "doc": s.doc,
-             "low": s.low, "high": s.high}
+            {
+                "name": s.name,
+                "offset": self._offsets[s.name].start,
+                "shape": list(s.shape),
+                "doc": s.doc,
+                "low": s.low,
+                "high": s.high,
+            }
             for s in self.segments
         ]
 

@@ -130,9 +130,11 @@ def feature_groups(groups: Mapping[str, str]) -> Param:
         return isinstance(value, tuple) and len(set(value)) == len(value) and all(v in groups for v in value)
 
     return Param(
-        "features", (), "opt-in observation feature groups: "
-        + "; ".join(f"`{name}`: {what}" for name, what in groups.items()),
-        check=check, allowed=f"a list of distinct names from {', '.join(map(repr, names))} (default: none)",
+        "features",
+        (),
+        "opt-in observation feature groups: " + "; ".join(f"`{name}`: {what}" for name, what in groups.items()),
+        check=check,
+        allowed=f"a list of distinct names from {', '.join(map(repr, names))} (default: none)",
         convert=_feature_tuple,
     )
 

@@ -29,7 +29,9 @@ def get(data: Any, key: str, kind: type | tuple[type, ...], field: str | None = 
         return default
     value = data[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):  # messages built only on failure
+    if not isinstance(value, kinds) or (
+        isinstance(value, bool) and bool not in kinds
+    ):  # messages built only on failure
         names = " or ".join(k.__name__ for k in kinds)
         raise InvalidStateError(field, f"must be {names}, got {type(value).__name__}")
     return value
@@ -71,7 +73,11 @@ def _same_json(a: Any, b: Any) -> bool:
 def generator_state(state: Any, field: str = "rng", names: tuple[str, ...] = ("PCG64",)) -> dict[str, Any]:
     """A numpy PCG64-family `bit_generator.state`, exactly as numpy writes it (games that shuffle later save one)."""
     keys = {"bit_generator", "state", "has_uint32", "uinteger"}
-    require(isinstance(state, dict) and set(state) == keys, field, f"must have exactly the keys {sorted(keys)} (numpy's PCG64 state)")
+    require(
+        isinstance(state, dict) and set(state) == keys,
+        field,
+        f"must have exactly the keys {sorted(keys)} (numpy's PCG64 state)",
+    )
     name = get(state, "bit_generator", str, f"{field}.bit_generator")
     require(name in names, f"{field}.bit_generator", f"must be one of {', '.join(names)}, got {name!r}")
     inner = get(state, "state", dict, f"{field}.state")

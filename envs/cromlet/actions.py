@@ -1,11 +1,11 @@
 """The fixed action layout (N = 530), shared by the rules and their compiled kernels.
 
-    [0, 132)     play the card of circle c on c, keep the cromlet open
-    [132, 264)   play the card of circle c on c and claim its cromlet
-    [264, 396)   play a wild on circle c, keep the cromlet open
-    [396, 528)   play a wild on circle c and claim its cromlet
-    528          trade in one dead card
-    529          trade in two dead cards
+[0, 132)     play the card of circle c on c, keep the cromlet open
+[132, 264)   play the card of circle c on c and claim its cromlet
+[264, 396)   play a wild on circle c, keep the cromlet open
+[396, 528)   play a wild on circle c and claim its cromlet
+528          trade in one dead card
+529          trade in two dead cards
 """
 
 from __future__ import annotations

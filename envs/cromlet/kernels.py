@@ -16,8 +16,14 @@ from tabletop.envs.cromlet.board import CIRCLE_CROMLET, NUM_CIRCLES, WILD
 
 @numba.njit(cache=True)
 def fill_mask(
-    mask: np.ndarray, hand: np.ndarray, hand_size: int, open_: np.ndarray, is_lowest: np.ndarray,
-    open_count: np.ndarray, can_claim: bool, deck_size: int,
+    mask: np.ndarray,
+    hand: np.ndarray,
+    hand_size: int,
+    open_: np.ndarray,
+    is_lowest: np.ndarray,
+    open_count: np.ndarray,
+    can_claim: bool,
+    deck_size: int,
 ) -> int:
     """Write the mover's legal actions into the zeroed int8 `mask`; return how many there are.
 

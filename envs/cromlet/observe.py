@@ -59,16 +59,22 @@ def private_layout(n: int) -> Layout:
         ("hand_sizes", n, "cards in each seat's hand / 7"),
         ("deck_size", 1, "cards left in the deck / 138"),
         ("discards", (n, CARD_TYPES), "face-up discard piles: circle cards 0/1, last entry = wilds / 6"),
-        ("circles", (B.NUM_CIRCLES, len(circle_channels(n))), "per-circle facts, one row per circle: "
-         + "; ".join(circle_channels(n))),
+        (
+            "circles",
+            (B.NUM_CIRCLES, len(circle_channels(n))),
+            "per-circle facts, one row per circle: " + "; ".join(circle_channels(n)),
+        ),
     )
 
 
 def omniscient_layout(n: int) -> Layout:
     return private_layout(n) + Layout.of(
         ("all_hands", (n, CARD_TYPES), "every seat's hand, same coding as `hand`"),
-        ("deck_order", B.NUM_CARDS, "deck position of each circle card, then of each wild (top first): "
-         "1 - position/138 if in the deck, else 0"),
+        (
+            "deck_order",
+            B.NUM_CARDS,
+            "deck position of each circle card, then of each wild (top first): 1 - position/138 if in the deck, else 0",
+        ),
     )
 
 
@@ -94,8 +100,12 @@ def table_layout(n: int) -> Layout:
         ("claim", (n, B.NUM_CIRCLES), "1 on the circle with which that seat claimed its cromlet"),
         ("claimed_by", (n, B.NUM_CIRCLES), "1 on every circle of a cromlet that seat claimed"),
         ("unseen", (n, B.NUM_CIRCLES), "1 where the circle's card is neither in that seat's hand nor discarded"),
-        ("cromlet_facts", (B.NUM_CIRCLES, 6), "per circle: open; lowest open of its cromlet; its cromlet's best "
-         "open value / 24; offer; value of the next open circle above / 24; open circles left in its cromlet / 8"),
+        (
+            "cromlet_facts",
+            (B.NUM_CIRCLES, 6),
+            "per circle: open; lowest open of its cromlet; its cromlet's best "
+            "open value / 24; offer; value of the next open circle above / 24; open circles left in its cromlet / 8",
+        ),
         ("wild", B.NUM_CIRCLES, "1 if covered with a wild"),
         ("closed_no_points", B.NUM_CIRCLES, "1 if its cromlet closed without a claim"),
         ("value", B.NUM_CIRCLES, "value / 24"),
@@ -114,9 +124,20 @@ def _gather_index(table: Layout, layout: Layout, n: int, player: int) -> np.ndar
     order = (player + np.arange(n)) % n  # absolute seat at each relative position
     rows = at["cromlet_facts"].T
     channels = [  # the `circles` segment, channel by channel as `circle_channels` lists them
-        at["value"], at["rank"], rows[OPEN], rows[LOWEST], at["hands"][player, : B.NUM_CIRCLES],
-        at["unseen"][player], at["wild"], *at["crown"][order], *at["claimed_by"][order],
-        *at["discards"][order, : B.NUM_CIRCLES], at["closed_no_points"], rows[BEST], rows[OFFER], rows[NEXT],
+        at["value"],
+        at["rank"],
+        rows[OPEN],
+        rows[LOWEST],
+        at["hands"][player, : B.NUM_CIRCLES],
+        at["unseen"][player],
+        at["wild"],
+        *at["crown"][order],
+        *at["claimed_by"][order],
+        *at["discards"][order, : B.NUM_CIRCLES],
+        at["closed_no_points"],
+        rows[BEST],
+        rows[OFFER],
+        rows[NEXT],
         rows[COUNT],
     ]
     assert len(channels) == len(circle_channels(n)), "every `circles` channel needs its table source here"
@@ -151,9 +172,14 @@ def _cromlet_facts(k: int) -> dict[bytes, np.ndarray]:
         above[:, i] = np.where(is_open[:, i + 1], values[i + 1], above[:, i + 1])
     lowest = np.zeros(is_open.shape, dtype=bool)
     lowest[np.arange(len(is_open)), is_open.argmax(axis=1)] = is_open.any(axis=1)
-    columns = [is_open, lowest, np.broadcast_to(best / MAX_VALUE, is_open.shape),
-               np.where(is_open, values / np.maximum(best, 1), 0), above / MAX_VALUE,
-               np.broadcast_to(is_open.sum(axis=1, keepdims=True) / MAX_SIZE, is_open.shape)]
+    columns = [
+        is_open,
+        lowest,
+        np.broadcast_to(best / MAX_VALUE, is_open.shape),
+        np.where(is_open, values / np.maximum(best, 1), 0),
+        above / MAX_VALUE,
+        np.broadcast_to(is_open.sum(axis=1, keepdims=True) / MAX_SIZE, is_open.shape),
+    ]
     facts = np.stack(columns, axis=2).astype(np.float32)  # [pattern, circle, column]
     facts.setflags(write=False)
     return {pattern.tobytes(): row.ravel() for pattern, row in zip(is_open, facts)}
@@ -183,7 +209,9 @@ class _Table:
         for k in np.flatnonzero(state.claimed_by >= 0):
             self.claim[state.claimed_by[k], state.claim_circle[k]] = 1.0
         self.claimed_by[:] = state.claimed_by[cromlet] == seats
-        self.unseen[:] = ~(state.hands[:, : B.NUM_CIRCLES] > 0) & ~(state.discard_counts[:, : B.NUM_CIRCLES] > 0).any(axis=0)
+        self.unseen[:] = ~(state.hands[:, : B.NUM_CIRCLES] > 0) & ~(state.discard_counts[:, : B.NUM_CIRCLES] > 0).any(
+            axis=0
+        )
         for k in range(B.NUM_CROMLETS):
             self._cromlet(state, k)
         self.wild[:] = state.wild

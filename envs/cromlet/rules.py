@@ -15,7 +15,15 @@ from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet import kernels, saved
 from tabletop.envs.cromlet.actions import (  # the layout, importable from the rules too
-    NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY, decode_action, is_action,
+    NUM_ACTIONS,
+    PLAY,
+    PLAY_CLAIM,
+    TRADE_ONE,
+    TRADE_TWO,
+    WILD_CLAIM,
+    WILD_PLAY,
+    decode_action,
+    is_action,
 )
 from tabletop.envs.cromlet.resample import resample
 
@@ -28,13 +36,26 @@ _NONE = B.NUM_CIRCLES  # "no circle" sentinel for per-cromlet minima
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=tuple(DEFAULT_CLAIM_LIMITS)),
-    Param("teams", None, "play in teams seated alternately: 2 teams (4 or 6 players) or 3 teams (6 players)",
-          choices=(None, *TEAM_LAYOUTS)),
-    Param("claim_limit", None, "cromlets a player (team) may claim; None: the rulebook's table by player count "
-          "(24 / teams for team play)", check=lambda v: v is None or (is_int(v) and 1 <= v <= B.NUM_CROMLETS),
-          allowed=f"None or an int in [1, {B.NUM_CROMLETS}]"),
-    Param("hand_size", 7, "cards in a full hand", check=int_in(1, B.NUM_CARDS // 2),
-          allowed=f"an int in [1, {B.NUM_CARDS} // num_players]"),
+    Param(
+        "teams",
+        None,
+        "play in teams seated alternately: 2 teams (4 or 6 players) or 3 teams (6 players)",
+        choices=(None, *TEAM_LAYOUTS),
+    ),
+    Param(
+        "claim_limit",
+        None,
+        "cromlets a player (team) may claim; None: the rulebook's table by player count (24 / teams for team play)",
+        check=lambda v: v is None or (is_int(v) and 1 <= v <= B.NUM_CROMLETS),
+        allowed=f"None or an int in [1, {B.NUM_CROMLETS}]",
+    ),
+    Param(
+        "hand_size",
+        7,
+        "cards in a full hand",
+        check=int_in(1, B.NUM_CARDS // 2),
+        allowed=f"an int in [1, {B.NUM_CARDS} // num_players]",
+    ),
 )
 
 
@@ -67,7 +88,12 @@ class CromletGame:
         self.hand_size = hand_size
 
     def config(self) -> dict[str, Any]:
-        return {"num_players": self.num_players, "teams": self.teams, "claim_limit": self.claim_limit, "hand_size": self.hand_size}
+        return {
+            "num_players": self.num_players,
+            "teams": self.teams,
+            "claim_limit": self.claim_limit,
+            "hand_size": self.hand_size,
+        }
 
     def new_initial_state(self, rng: np.random.Generator) -> "CromletState":
         deck = np.minimum(rng.permutation(B.NUM_CARDS), B.WILD).tolist()
@@ -147,7 +173,9 @@ class CromletState:
 
     def apply(self, action: int) -> None:
         if not is_action(action):
-            raise IllegalActionError(f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})")
+            raise IllegalActionError(
+                f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})"
+            )
         if self._terminal or not self.legal_action_mask()[action]:
             raise IllegalActionError(f"player {self._current}: action {action} is not legal in this state")
         p = self._current
@@ -177,8 +205,19 @@ class CromletState:
         other = CromletState.__new__(CromletState)
         other.__dict__.update(self.__dict__)
         arrays = (
-            "cover", "wild", "closed", "claimed_by", "claim_circle", "hands", "hand_sizes", "discard_counts",
-            "team_scores", "team_claims", "open_", "open_count", "is_lowest",
+            "cover",
+            "wild",
+            "closed",
+            "claimed_by",
+            "claim_circle",
+            "hands",
+            "hand_sizes",
+            "discard_counts",
+            "team_scores",
+            "team_claims",
+            "open_",
+            "open_count",
+            "is_lowest",
         )
         for name in arrays:
             setattr(other, name, getattr(self, name).copy())
@@ -213,8 +252,16 @@ class CromletState:
         """The mover's legal actions (rules 4-8 of docs/cromlet.md) and how many there are."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         p = self._current
-        legal = kernels.fill_mask(mask, self.hands[p], self.hand_sizes.item(p), self.open_, self.is_lowest,
-                                  self.open_count, self.can_claim(p), len(self.deck))
+        legal = kernels.fill_mask(
+            mask,
+            self.hands[p],
+            self.hand_sizes.item(p),
+            self.open_,
+            self.is_lowest,
+            self.open_count,
+            self.can_claim(p),
+            len(self.deck),
+        )
         return mask, legal
 
     # --- transitions -------------------------------------------------------------------------------
@@ -354,8 +401,11 @@ class CromletState:
         state._terminal = position.terminal
         if state._terminal:  # the game ends once every cromlet is closed or the player to move cannot play
             state._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            require(state.closed.all() or not state._compute_mask()[1], "terminal",
-                    "is true, but a cromlet is open and the player to move can play")
+            require(
+                state.closed.all() or not state._compute_mask()[1],
+                "terminal",
+                "is true, but a cromlet is open and the player to move can play",
+            )
         else:
             check_playable(state)
             require(not state.closed.all(), "terminal", "is false, but every cromlet is closed, which ends the game")

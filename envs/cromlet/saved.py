@@ -21,8 +21,20 @@ from tabletop.envs.core.validate import check_header, get, require, seat
 from tabletop.envs.cromlet import board as B
 
 KEYS = (
-    "game", "config", "dealer", "current_player", "terminal", "covered", "wild_covered", "claims", "closed",
-    "hands", "deck", "discards", "team_scores", "team_claims",
+    "game",
+    "config",
+    "dealer",
+    "current_player",
+    "terminal",
+    "covered",
+    "wild_covered",
+    "claims",
+    "closed",
+    "hands",
+    "deck",
+    "discards",
+    "team_scores",
+    "team_claims",
 )
 _COPIES = np.array([1] * B.NUM_CIRCLES + [B.NUM_WILDS])  # copies of each card type in the deck
 _CARD_TYPES = {B.card_name(card): card for card in range(B.NUM_CIRCLES + 1)}  # the names `to_json` writes
@@ -62,19 +74,38 @@ def read(game: Any, data: Any) -> Position:
     claimed_by, claim_circle = _claims(data, n, cover)
     team_claims = np.bincount(game.team_of[claimed_by[claimed_by >= 0]], minlength=game.num_teams)
     for team in np.flatnonzero(team_claims > game.claim_limit):
-        raise InvalidStateError("claims", f"team {team} holds {team_claims[team]} claims; the claim limit is {game.claim_limit}")
+        raise InvalidStateError(
+            "claims", f"team {team} holds {team_claims[team]} claims; the claim limit is {game.claim_limit}"
+        )
     closed = _closed(data, game, cover, claimed_by, team_claims)
     team_scores = np.zeros(game.num_teams)
     np.add.at(team_scores, game.team_of[claimed_by[claimed_by >= 0]], B.CIRCLE_VALUE[claim_circle[claimed_by >= 0]])
     _check_totals(data, "team_claims", team_claims)
     _check_totals(data, "team_scores", team_scores)
-    hands, deck, discards = _piles(data, "hands", n), _cards(get(data, "deck", list), "deck"), _piles(data, "discards", n)
+    hands, deck, discards = (
+        _piles(data, "hands", n),
+        _cards(get(data, "deck", list), "deck"),
+        _piles(data, "discards", n),
+    )
     _check_every_card_once(hands, deck, discards)
     _check_hand_sizes(hands, deck, game.hand_size, current)
     _check_discards(discards, cover, wild, closed)
     _check_turn(discards, cover, dealer, current)
-    return Position(dealer, current, terminal, cover, wild, claimed_by, claim_circle, closed, hands, deck, discards,
-                    team_scores, team_claims)
+    return Position(
+        dealer,
+        current,
+        terminal,
+        cover,
+        wild,
+        claimed_by,
+        claim_circle,
+        closed,
+        hands,
+        deck,
+        discards,
+        team_scores,
+        team_claims,
+    )
 
 
 # --- the board ------------------------------------------------------------------------------------------
@@ -107,10 +138,16 @@ def _claims(data: Any, n: int, cover: np.ndarray) -> tuple[np.ndarray, np.ndarra
             raise InvalidStateError(field, f"unknown key {extra[0]!r}; a claim is {{'by': seat, 'circle': circle}}")
         circle = _circle(name, f"{field}.circle")
         require(B.CIRCLE_CROMLET[circle] == k, f"{field}.circle", f"{name} is not a circle of cromlet {letter}")
-        require(cover[circle] == by, f"{field}.circle", f"a claim is made by covering {name}, so seat {by}'s crown must be on it")
+        require(
+            cover[circle] == by,
+            f"{field}.circle",
+            f"a claim is made by covering {name}, so seat {by}'s crown must be on it",
+        )
         for below in B.circles_of(k):
             if below < circle and cover[below] < 0:
-                raise InvalidStateError(f"{field}.circle", f"{name} cannot have been claimed while {B.CIRCLE_NAMES[below]} below it is open")
+                raise InvalidStateError(
+                    f"{field}.circle", f"{name} cannot have been claimed while {B.CIRCLE_NAMES[below]} below it is open"
+                )
         claimed_by[k], claim_circle[k] = by, circle
     return claimed_by, claim_circle
 
@@ -129,10 +166,18 @@ def _closed(data: Any, game: Any, cover: np.ndarray, claimed_by: np.ndarray, tea
         raise InvalidStateError("closed", f"every circle of {B.LETTERS[k]} is covered, so {B.LETTERS[k]} is closed")
     for k in np.flatnonzero(closed & ~claimed):
         letter = B.LETTERS[k]
-        require(full[k], "closed", f"{letter} is closed without a claim, which happens only once every circle of it is covered")
+        require(
+            full[k],
+            "closed",
+            f"{letter} is closed without a claim, which happens only once every circle of it is covered",
+        )
         at_limit = team_claims[game.team_of[cover[B.CROMLET_SLICES[k]]]] == game.claim_limit
-        require(at_limit.any(), "closed", f"{letter} is closed without a claim, so the crown on its last circle is of a player "
-                f"(team) at the claim limit ({game.claim_limit}); no crown on it is")
+        require(
+            at_limit.any(),
+            "closed",
+            f"{letter} is closed without a claim, so the crown on its last circle is of a player "
+            f"(team) at the claim limit ({game.claim_limit}); no crown on it is",
+        )
     return closed
 
 
@@ -142,7 +187,9 @@ def _check_totals(data: Any, key: str, implied: np.ndarray) -> None:
     require(len(values) == len(implied), key, f"must list {len(implied)} numbers (one per team), got {len(values)}")
     for team, value in enumerate(values):
         field = f"{key}[{team}]"
-        require(isinstance(value, (int, float)) and not isinstance(value, bool), field, f"must be a number, got {value!r}")
+        require(
+            isinstance(value, (int, float)) and not isinstance(value, bool), field, f"must be a number, got {value!r}"
+        )
         require(value == implied[team], field, f"is {value}, but the claims give team {team} {float(implied[team]):g}")
 
 
@@ -165,7 +212,9 @@ def _cards(value: Any, field: str) -> list[int]:
 def _check_every_card_once(hands: list[list[int]], deck: list[int], discards: list[list[int]]) -> None:
     places = [(f"hands[{p}]", h) for p, h in enumerate(hands)] + [("deck", deck)]
     places += [(f"discards[{p}]", d) for p, d in enumerate(discards)]
-    seen = np.bincount(np.asarray([card for _, cards in places for card in cards], dtype=np.int64), minlength=len(_COPIES))
+    seen = np.bincount(
+        np.asarray([card for _, cards in places for card in cards], dtype=np.int64), minlength=len(_COPIES)
+    )
     if (seen > _COPIES).any():  # name the place where a card turns up once too often
         seen[:] = 0
         for field, cards in places:
@@ -173,28 +222,45 @@ def _check_every_card_once(hands: list[list[int]], deck: list[int], discards: li
             extra = np.flatnonzero(seen > _COPIES)
             if extra.size:
                 card = int(extra[0])
-                what = f"a wild too many: there are {B.NUM_WILDS}" if card == B.WILD else f"{B.card_name(card)} is here again: each circle card exists once"
+                what = (
+                    f"a wild too many: there are {B.NUM_WILDS}"
+                    if card == B.WILD
+                    else f"{B.card_name(card)} is here again: each circle card exists once"
+                )
                 raise InvalidStateError(field, what)
     missing = np.flatnonzero(seen < _COPIES)
     if missing.size:
         card = int(missing[0])
         if card == B.WILD:
-            raise InvalidStateError("cards", f"only {seen[card]} of the {B.NUM_WILDS} wilds are in the hands, the deck and the discard piles")
-        raise InvalidStateError("cards", f"{B.card_name(card)} is missing: in no hand, not in the deck, on no discard pile")
+            raise InvalidStateError(
+                "cards",
+                f"only {seen[card]} of the {B.NUM_WILDS} wilds are in the hands, the deck and the discard piles",
+            )
+        raise InvalidStateError(
+            "cards", f"{B.card_name(card)} is missing: in no hand, not in the deck, on no discard pile"
+        )
 
 
 def _check_hand_sizes(hands: list[list[int]], deck: list[int], hand_size: int, current: int) -> None:
     """Hands are topped up while the deck lasts; once it is empty, every turn plays one card from a hand."""
     for p, hand in enumerate(hands):
         require(len(hand) <= hand_size, f"hands[{p}]", f"holds {len(hand)} cards; a full hand is {hand_size}")
-        require(not deck or len(hand) == hand_size, f"hands[{p}]", f"holds {len(hand)} cards while the deck still has "
-                f"{len(deck)}: hands are topped up to {hand_size} after every turn while the deck lasts")
+        require(
+            not deck or len(hand) == hand_size,
+            f"hands[{p}]",
+            f"holds {len(hand)} cards while the deck still has "
+            f"{len(deck)}: hands are topped up to {hand_size} after every turn while the deck lasts",
+        )
     if not deck:  # full when the deck ran out; since then each turn took one card, going round from the mover
         n = len(hands)
         sizes = [len(hands[(current + i) % n]) for i in range(n)]
         ordered = all(a >= b for a, b in pairwise(sizes)) and sizes[0] - sizes[-1] <= 1
-        require(ordered, "hands", f"with the deck empty each turn plays one card, so the hand sizes read in turn order "
-                f"from the player to move (seat {current}) fall by at most one in all; got {sizes}")
+        require(
+            ordered,
+            "hands",
+            f"with the deck empty each turn plays one card, so the hand sizes read in turn order "
+            f"from the player to move (seat {current}) fall by at most one in all; got {sizes}",
+        )
 
 
 def _check_discards(discards: list[list[int]], cover: np.ndarray, wild: np.ndarray, closed: np.ndarray) -> None:
@@ -204,14 +270,23 @@ def _check_discards(discards: list[list[int]], cover: np.ndarray, wild: np.ndarr
         field = f"discards[{p}]"
         own = cover == p
         wilds = int(np.count_nonzero(own & wild))
-        require(pile.count(B.WILD) == wilds, field, f"holds {pile.count(B.WILD)} wilds, but seat {p} covered {wilds} circles with a wild")
+        require(
+            pile.count(B.WILD) == wilds,
+            field,
+            f"holds {pile.count(B.WILD)} wilds, but seat {p} covered {wilds} circles with a wild",
+        )
         played = set(np.flatnonzero(own & ~wild).tolist())
         for circle in sorted(played - set(pile)):
-            raise InvalidStateError(field, f"seat {p} covered {B.CIRCLE_NAMES[circle]} with its card, so that card is on its pile")
+            raise InvalidStateError(
+                field, f"seat {p} covered {B.CIRCLE_NAMES[circle]} with its card, so that card is on its pile"
+            )
         for card in pile:
             if not (card == B.WILD or card in played or dead[card]):
-                raise InvalidStateError(field, f"{B.card_name(card)} is neither a card seat {p} played nor a dead card it "
-                                        "traded in (a traded card's circle is under a wild or its cromlet is closed)")
+                raise InvalidStateError(
+                    field,
+                    f"{B.card_name(card)} is neither a card seat {p} played nor a dead card it "
+                    "traded in (a traded card's circle is under a wild or its cromlet is closed)",
+                )
 
 
 def _check_turn(discards: list[list[int]], cover: np.ndarray, dealer: int, current: int) -> None:
@@ -224,9 +299,13 @@ def _check_turn(discards: list[list[int]], cover: np.ndarray, dealer: int, curre
     ahead = first < (current - dealer - 1) % n  # seats that have moved once more than the mover
     low = np.max(covers + (traded + 1) // 2 - ahead)
     high = np.min(covers + traded - ahead)
-    require(max(low, 0) <= high, "current_player", f"turns go round from the dealer's left (dealer: seat {dealer}), and each "
-            f"move covers a circle or trades in one or two cards; the crowns {covers.tolist()} and the cards traded "
-            f"in {traded.tolist()} per seat do not leave seat {current} to move")
+    require(
+        max(low, 0) <= high,
+        "current_player",
+        f"turns go round from the dealer's left (dealer: seat {dealer}), and each "
+        f"move covers a circle or trades in one or two cards; the crowns {covers.tolist()} and the cards traded "
+        f"in {traded.tolist()} per seat do not leave seat {current} to move",
+    )
 
 
 # --- names -----------------------------------------------------------------------------------------------

@@ -202,8 +202,9 @@ def _group_code(window, n: int) -> int:
 
 
 @numba.njit(cache=True)
-def _pairs(windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus,
-           first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(
+    windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus, first: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every window with every rack combo of its number of empty cells that makes a valid main hand and whose
     faces each empty cell accepts across: (window, combo, points of the main hand with its bonuses), and per
     tile-count class (columns * 8 + empty cells) the smallest group code among the windows with a valid main
@@ -266,8 +267,9 @@ def _emit(actions, lengths, points, m: int, faces, cells, row: int, size: int, s
 
 
 @numba.njit(cache=True)
-def _opening(value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table,
-             window_bonus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _opening(
+    value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table, window_bonus
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first move, unordered: where a combo lies does not change its points, so each valid ordering of the
     rack's combos of L tiles is laid on every line of L cells (rows, then columns, by line and start)."""
     n = value.shape[1]
@@ -302,9 +304,26 @@ def _opening(value, most, combos_of, combo_key, combo_state, start, count, order
 
 
 @numba.njit(cache=True)
-def generate_moves(values, colours, rack_size, template_faces, start, count, orderings, combos_of, label,
-                   ordered, tile_key, prime, hand_table, across_keys, across_points, window_bonus,
-                   face_key, face_colour) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def generate_moves(
+    values,
+    colours,
+    rack_size,
+    template_faces,
+    start,
+    count,
+    orderings,
+    combos_of,
+    label,
+    ordered,
+    tile_key,
+    prime,
+    hand_table,
+    across_keys,
+    across_points,
+    window_bonus,
+    face_key,
+    face_colour,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents.
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
@@ -315,8 +334,9 @@ def generate_moves(values, colours, rack_size, template_faces, start, count, ord
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
     if first and not ordered:
-        return _opening(value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table,
-                        window_bonus)
+        return _opening(
+            value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table, window_bonus
+        )
     across = _across_rows(value, dark, tile_key, across_keys, len(across_points) - 1)
     windows = _windows(value, dark, tile_key, prime, most, first)
     gain_row, gains, accepts = _cross_gains(across, across_points, label)
@@ -394,7 +414,9 @@ def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
 
 
 @numba.njit(cache=True)
-def offer_contenders(actions, points, rack, action_kind, action_distance, limit: int, far: int) -> tuple[np.ndarray, ...]:
+def offer_contenders(
+    actions, points, rack, action_kind, action_distance, limit: int, far: int
+) -> tuple[np.ndarray, ...]:
     """Per move its leave key (the kinds it lays, counted in base RACK_SIZE + 1 over the rack's sorted distinct
     kinds: equal exactly for moves that leave the same rack) and its rank key (points * `far` - centre
     distance: higher ranks first), and the moves that can be offered (offer.py): each leave's best by rank key,

@@ -23,8 +23,12 @@ FEATURES = (  # (name, columns, meaning): the columns of one move's row, in orde
     ("tiles", 1, f"tiles laid / {MAX_HAND}"),
     ("used", NUM_KINDS, "tiles laid, by kind (colour * 13 + rank - 1), count / 4"),
     ("kept", NUM_KINDS, "tiles left on the rack, by kind, count / 4"),
-    ("placed", 4 * MAX_HAND, "per laid tile in cell order: row / (size - 1), column / (size - 1), value shown / 13, "
-     "1 if dark (zeros after the last tile)"),
+    (
+        "placed",
+        4 * MAX_HAND,
+        "per laid tile in cell order: row / (size - 1), column / (size - 1), value shown / 13, "
+        "1 if dark (zeros after the last tile)",
+    ),
     ("hands", 1, f"lines of 2+ tiles the move scores / {LINES}"),
     ("longest", 1, f"tiles in the longest of them / {MAX_HAND}"),
     ("closed", 1, f"those of {MAX_HAND} tiles (nobody can extend them) / {LINES}"),
@@ -49,7 +53,9 @@ def board_runs(values: np.ndarray) -> np.ndarray:
     """(4, n, n): the board tiles right before each cell in its row (left), after it (right), above it, below it."""
     n = len(values)
     occupied = values > 0
-    looking_back = np.stack((occupied, occupied[:, ::-1], occupied.T, occupied.T[:, ::-1]))  # each direction along axis 2
+    looking_back = np.stack(
+        (occupied, occupied[:, ::-1], occupied.T, occupied.T[:, ::-1])
+    )  # each direction along axis 2
     index = np.arange(n)
     through = index - np.maximum.accumulate(np.where(looking_back, -1, index), axis=2)  # tiles ending at the cell
     back = np.zeros((4, n, n), dtype=np.int64)
@@ -89,7 +95,9 @@ def encode_moves(values: np.ndarray, moves: MoveSet, rack: Sequence[int], out: n
     # the lines: the move's own line (a one-tile move's: its row) and each tile's cross line
     runs = board_runs(values).reshape(-1)
     vertical = (lengths > 1) & (col[:, 0] == col[:, 1])
-    along = np.where(vertical, 2 * cells, 0)  # where the runs before a cell along the move's line start (+ cells: after)
+    along = np.where(
+        vertical, 2 * cells, 0
+    )  # where the runs before a cell along the move's line start (+ cells: after)
     across = (2 * cells - along)[:, None] + cell
     before_across, after_across = runs[across], runs[across + cells]
     pos_along, pos_across = np.where(vertical[:, None], row, col), np.where(vertical[:, None], col, row)
@@ -108,7 +116,9 @@ def encode_moves(values: np.ndarray, moves: MoveSet, rack: Sequence[int], out: n
     out[:, COLUMNS["hands"].start] = np.add.reduce(scored, 1) / LINES
     out[:, COLUMNS["longest"].start] = np.maximum.reduce(length * scored, 1) / MAX_HAND
     out[:, COLUMNS["closed"].start] = np.add.reduce(length == MAX_HAND, 1) / LINES
-    out[:, COLUMNS["open_ends"].start] = np.add.reduce(open_line & (low >= 0), 1) + np.add.reduce(open_line & (high < n), 1)
+    out[:, COLUMNS["open_ends"].start] = np.add.reduce(open_line & (low >= 0), 1) + np.add.reduce(
+        open_line & (high < n), 1
+    )
     out[:, COLUMNS["open_ends"].start] /= ENDS
     hooks = np.add.reduce(real & (before_across == 0) & (pos_across > 0), 1)
     hooks += np.add.reduce(real & (after_across == 0) & (pos_across < n - 1), 1)

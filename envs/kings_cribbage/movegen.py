@@ -120,8 +120,25 @@ def generate_moves(values: np.ndarray, colours: np.ndarray, rack: Sequence[int],
     if not len(rack):
         return EMPTY_MOVES
     template, label = rack_template(tuple(sorted(map(int, rack))))
-    return MoveSet(*kernels.generate_moves(
-        np.asarray(values), np.asarray(colours), len(rack), template.faces, template.start, template.count,
-        template.orderings, template.combos_of, label, ordered, TILE_KEYS, ORDER_PRIMES, HAND_TABLE, ACROSS_KEYS,
-        ACROSS_POINTS, WINDOW_BONUS, FACE_KEY, FACE_COLOUR,
-    ))
+    return MoveSet(
+        *kernels.generate_moves(
+            np.asarray(values),
+            np.asarray(colours),
+            len(rack),
+            template.faces,
+            template.start,
+            template.count,
+            template.orderings,
+            template.combos_of,
+            label,
+            ordered,
+            TILE_KEYS,
+            ORDER_PRIMES,
+            HAND_TABLE,
+            ACROSS_KEYS,
+            ACROSS_POINTS,
+            WINDOW_BONUS,
+            FACE_KEY,
+            FACE_COLOUR,
+        )
+    )

@@ -18,7 +18,15 @@ from tabletop.envs.kings_cribbage.movegen import FIRST_MOVE_BONUS, FULL_RACK_BON
 from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame, KingsCribbageState
 from tabletop.envs.kings_cribbage.scoring import HAND_TABLE
 from tabletop.envs.kings_cribbage.tiles import (
-    FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, NUM_RANKS, NUM_TILES, RACK_SIZE, TILES_PER_KIND, face_value,
+    FACE_COLOUR,
+    FACE_KIND,
+    FACE_VALUE,
+    NUM_KINDS,
+    NUM_RANKS,
+    NUM_TILES,
+    RACK_SIZE,
+    TILES_PER_KIND,
+    face_value,
 )
 
 PHASES = ("first move", "place", "exchange")
@@ -49,16 +57,27 @@ def private_layout(game: KingsCribbageGame) -> Layout:
         ("rack_sizes", n, "tiles on each seat's rack / 5"),
         ("bag_sizes", n, "tiles left in the bag each seat draws from / 104"),
         ("to_move", n, "1 for the seat to move"),
-        ("phase", len(PHASES), "mover only (zeros for the others): first move of the game, placing, exchanging (no move)"),
+        (
+            "phase",
+            len(PHASES),
+            "mover only (zeros for the others): first move of the game, placing, exchanging (no move)",
+        ),
         ("passes", 1, "consecutive turns without a move / (stall_rounds * players)"),
     ]
     if game.moves_mode:
         blocks = [block for block in blocks if block[0] not in ("pending", "exchange_chosen")]
         blocks += [
-            ("moves", (game.max_moves, NUM_FEATURES), "mover only: one row per offered move, in slot order "
-             "(columns: docs/kings_cribbage.md); zeros past the last"),
-            ("exchanges", (EXCHANGE_CHOICES, NUM_KINDS), "mover only: per exchange action allowed now, the tiles it "
-             "returns to the bag, by kind, count / 4"),
+            (
+                "moves",
+                (game.max_moves, NUM_FEATURES),
+                "mover only: one row per offered move, in slot order "
+                "(columns: docs/kings_cribbage.md); zeros past the last",
+            ),
+            (
+                "exchanges",
+                (EXCHANGE_CHOICES, NUM_KINDS),
+                "mover only: per exchange action allowed now, the tiles it returns to the bag, by kind, count / 4",
+            ),
         ]
     return Layout.of(*blocks)
 

@@ -65,7 +65,9 @@ class KingsCribbageRenderer:
             marker = "*" if s == state.current_player else " "
             shown = _rack_text(rack) if seat in (None, s) else f"{len(rack)} tiles"
             lines.append(f"{marker}player_{s}: score {state.score[s]:>4}  rack {shown}")
-        lines.append(f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else ""))
+        lines.append(
+            f" bag: {', '.join(str(len(b)) for b in state.bags)} tiles" + ("  (game over)" if state.terminal else "")
+        )
         return "\n".join(lines)
 
     def describe(self, state: KingsCribbageState, action: int, seat: int | None = None) -> str:

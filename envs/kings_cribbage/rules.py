@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, InvalidStateError, Param, ParameterError, Parameters, int_in, win_loss_returns
+from tabletop.envs.core import (
+    IllegalActionError,
+    InvalidStateError,
+    Param,
+    ParameterError,
+    Parameters,
+    int_in,
+    win_loss_returns,
+)
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
@@ -50,17 +58,40 @@ EXCHANGE_CHOICES = 1 << RACK_SIZE  # moves mode: one exchange action per subset 
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
-    Param("board_size", 13, "side of the square board (one description of the real game says 15)",
-          check=int_in(MIN_BOARD, MAX_BOARD), allowed=f"an int in [{MIN_BOARD}, {MAX_BOARD}]"),
-    Param("variant", "standard", "`solitaire`: dark against light, 2 seats only (seat 0 draws light tiles, "
-          "seat 1 dark ones)", choices=VARIANTS),
-    Param("stall_rounds", 3, "full rounds without any move that end the game (the guard against endless "
-          "exchanging)", check=int_in(1), allowed="an int >= 1"),
-    Param("action_mode", "tiles", "`tiles`: a move is laid tile by tile, then committed; `moves`: one action "
-          "plays a whole move, one of at most `max_moves` offered, or passes with one of 32 exchanges",
-          choices=ACTION_MODES),
-    Param("max_moves", DEFAULT_MAX_MOVES, "`action_mode='moves'` only: the most moves a turn offers",
-          check=int_in(1, MOST_MOVES), allowed=f"an int in [1, {MOST_MOVES}]"),
+    Param(
+        "board_size",
+        13,
+        "side of the square board (one description of the real game says 15)",
+        check=int_in(MIN_BOARD, MAX_BOARD),
+        allowed=f"an int in [{MIN_BOARD}, {MAX_BOARD}]",
+    ),
+    Param(
+        "variant",
+        "standard",
+        "`solitaire`: dark against light, 2 seats only (seat 0 draws light tiles, seat 1 dark ones)",
+        choices=VARIANTS,
+    ),
+    Param(
+        "stall_rounds",
+        3,
+        "full rounds without any move that end the game (the guard against endless exchanging)",
+        check=int_in(1),
+        allowed="an int >= 1",
+    ),
+    Param(
+        "action_mode",
+        "tiles",
+        "`tiles`: a move is laid tile by tile, then committed; `moves`: one action "
+        "plays a whole move, one of at most `max_moves` offered, or passes with one of 32 exchanges",
+        choices=ACTION_MODES,
+    ),
+    Param(
+        "max_moves",
+        DEFAULT_MAX_MOVES,
+        "`action_mode='moves'` only: the most moves a turn offers",
+        check=int_in(1, MOST_MOVES),
+        allowed=f"an int in [1, {MOST_MOVES}]",
+    ),
 )
 
 
@@ -118,7 +149,9 @@ class KingsCribbageGame:
     def new_initial_state(self, rng: np.random.Generator) -> "KingsCribbageState":
         own_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
         if self.variant == "solitaire":
-            bags = [[k for k in range(c * NUM_RANKS, (c + 1) * NUM_RANKS) for _ in range(TILES_PER_KIND)] for c in (0, 1)]
+            bags = [
+                [k for k in range(c * NUM_RANKS, (c + 1) * NUM_RANKS) for _ in range(TILES_PER_KIND)] for c in (0, 1)
+            ]
         else:
             bags = [[k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND)]]
         bags = [[int(k) for k in own_rng.permutation(bag)] for bag in bags]
@@ -182,7 +215,9 @@ class KingsCribbageState:
 
     def apply(self, action: int) -> None:
         if not _is_index(action):
-            raise IllegalActionError(f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})")
+            raise IllegalActionError(
+                f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})"
+            )
         action = int(action)
         if not 0 <= action < self.game.num_actions or not self.legal_action_mask()[action]:
             raise IllegalActionError(f"action {action} ({self._describe(action)}) is illegal here")
@@ -211,7 +246,9 @@ class KingsCribbageState:
         self.pending, self.marked, self._mask = [], [], None
         self.moves = self.alive = self.moves_for(self.current)
         if self.game.moves_mode:
-            self.offered = offered_moves(self.moves, self.racks[self.current], self.game.board_size, self.game.max_moves)
+            self.offered = offered_moves(
+                self.moves, self.racks[self.current], self.game.board_size, self.game.max_moves
+            )
         if not len(self.moves) and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
@@ -315,9 +352,12 @@ class KingsCribbageState:
         rack = self.racks[self.current]
         limit = min(len(rack), len(self.bags[self.game.bag_of[self.current]]))
         return [
-            choice for choice in range(1 << len(rack))
+            choice
+            for choice in range(1 << len(rack))
             if choice.bit_count() <= limit
-            and not any(choice >> i & 1 and not choice >> (i - 1) & 1 for i in range(1, len(rack)) if rack[i] == rack[i - 1])
+            and not any(
+                choice >> i & 1 and not choice >> (i - 1) & 1 for i in range(1, len(rack)) if rack[i] == rack[i - 1]
+            )
         ]
 
     def _exchange_kinds(self, choice: int) -> list[int]:
@@ -401,7 +441,9 @@ class KingsCribbageState:
         if player is None or player == self.current_player:
             v["can_move"] = bool(len(self.moves)) and not self.terminal
             if g.moves_mode:
-                v["offered"] = [row[:length].tolist() for row, length in zip(self.offered.actions, self.offered.lengths)]
+                v["offered"] = [
+                    row[:length].tolist() for row, length in zip(self.offered.actions, self.offered.lengths)
+                ]
                 v["offered_points"] = self.offered.points.tolist()
         if player is not None:
             v["rack"] = list(self.racks[player])
@@ -470,8 +512,11 @@ class KingsCribbageState:
         require(not state.terminal, "terminal", "false, but the bags are empty and nobody can move: the game is over")
         if game.moves_mode:
             for name in ("pending", "marked"):
-                require(not getattr(position, name), name, "must be empty with action_mode='moves' (one action "
-                        "plays a whole move or exchange)")
+                require(
+                    not getattr(position, name),
+                    name,
+                    "must be empty with action_mode='moves' (one action plays a whole move or exchange)",
+                )
         for i, action in enumerate(position.pending):
             state._replay(action, f"pending[{i}]")
         for i, kind in enumerate(position.marked):
@@ -481,8 +526,11 @@ class KingsCribbageState:
 
     def _replay(self, action: int, field: str) -> None:
         if not self.legal_action_mask()[action]:
-            raise InvalidStateError(field, f"{self._describe(action)} is not legal here (a saved move is replayed as "
-                                           "placements in increasing cell order, an exchange as kinds in non-decreasing order)")
+            raise InvalidStateError(
+                field,
+                f"{self._describe(action)} is not legal here (a saved move is replayed as "
+                "placements in increasing cell order, an exchange as kinds in non-decreasing order)",
+            )
         self.apply(action)
 
 

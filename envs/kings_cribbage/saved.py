@@ -46,8 +46,23 @@ from tabletop.envs.kings_cribbage.tiles import (
     kind_rank,
 )
 
-KEYS = ("game", "config", "values", "colours", "printed", "racks", "bags", "scores", "deductions", "current",
-        "passes", "terminal", "pending", "marked", "rng")
+KEYS = (
+    "game",
+    "config",
+    "values",
+    "colours",
+    "printed",
+    "racks",
+    "bags",
+    "scores",
+    "deductions",
+    "current",
+    "passes",
+    "terminal",
+    "pending",
+    "marked",
+    "rng",
+)
 OPENING_LEAST = FIRST_MOVE_BONUS + 2  # the opening's bonus plus the smallest hand (a pair or a fifteen)
 TURNED = {6: 9, 9: 6}  # printed rank -> the other value the tile may show
 
@@ -75,7 +90,9 @@ def read(game: Any, data: Any) -> Position:
     """The position in `data` (a dict as `State.to_json` writes it), or `InvalidStateError`."""
     check_header(data, "kings_cribbage", game.config())
     extra = sorted(str(k) for k in data if k not in KEYS)
-    require(not extra, extra[0] if extra else "state", f"not a field of a Kings Cribbage state (fields: {', '.join(KEYS)})")
+    require(
+        not extra, extra[0] if extra else "state", f"not a field of a Kings Cribbage state (fields: {', '.join(KEYS)})"
+    )
     values, colours, printed = (_grid(data, name, game.board_size) for name in ("values", "colours", "printed"))
     _check_cells(values, colours, printed)
     _check_lines(values)
@@ -96,12 +113,18 @@ def read(game: Any, data: Any) -> Position:
         current=seat(get(data, "current", int), "current", n),
         passes=integer(get(data, "passes", int), "passes", 0, limit),
         terminal=terminal,
-        pending=[integer(a, f"pending[{i}]", 0, NUM_FACES * game.cells - 1) for i, a in enumerate(get(data, "pending", list))],
+        pending=[
+            integer(a, f"pending[{i}]", 0, NUM_FACES * game.cells - 1) for i, a in enumerate(get(data, "pending", list))
+        ],
         marked=[integer(k, f"marked[{i}]", 0, NUM_KINDS - 1) for i, k in enumerate(get(data, "marked", list))],
         rng=generator_state(get(data, "rng", dict)),
     )
-    require(terminal or position.passes < limit, "passes", f"{position.passes} turns without a move end the game "
-            f"(stall_rounds x num_players = {limit}), but terminal is false")
+    require(
+        terminal or position.passes < limit,
+        "passes",
+        f"{position.passes} turns without a move end the game "
+        f"(stall_rounds x num_players = {limit}), but terminal is false",
+    )
     _check_racks(game, position)
     _check_scores(position, int(np.count_nonzero(values)))
     if terminal:
@@ -148,10 +171,16 @@ def _check_lines(values: np.ndarray) -> None:
                 seen.add(near)
                 todo.append(near)
     apart = min(occupied - seen, default=None)
-    require(apart is None, "values", f"the tile at {_cell(apart)} is not connected to the tile at {_cell(tiles[0])}: "
-            "every move after the first touches the board")
+    require(
+        apart is None,
+        "values",
+        f"the tile at {_cell(apart)} is not connected to the tile at {_cell(tiles[0])}: "
+        "every move after the first touches the board",
+    )
     for direction, grid in (("row", values), ("column", values.T)):
-        for index in map(int, np.flatnonzero(((grid[:, 1:] > 0) & (grid[:, :-1] > 0)).any(1))):  # lines with two tiles side by side
+        for index in map(
+            int, np.flatnonzero(((grid[:, 1:] > 0) & (grid[:, :-1] > 0)).any(1))
+        ):  # lines with two tiles side by side
             line, start = grid[index].tolist(), None
             for pos, value in enumerate(line + [0]):
                 if value and start is None:
@@ -160,9 +189,12 @@ def _check_lines(values: np.ndarray) -> None:
                     hand = line[start:pos]
                     if len(hand) >= MIN_HAND:
                         cell = (index, start) if direction == "row" else (start, index)
-                        require(HAND_POINTS.get(hand_key(hand), INVALID) != INVALID, "values",
-                                f"the {direction} of tiles {hand} from {_cell(cell)} is not a crib hand of 2-5 tiles "
-                                "in which every tile scores")
+                        require(
+                            HAND_POINTS.get(hand_key(hand), INVALID) != INVALID,
+                            "values",
+                            f"the {direction} of tiles {hand} from {_cell(cell)} is not a crib hand of 2-5 tiles "
+                            "in which every tile scores",
+                        )
                     start = None
 
 
@@ -188,23 +220,33 @@ def _check_tiles(game: Any, values, colours, printed, racks: list[list[int]], ba
     for holder in racks + bags:
         count.update(holder)
     for kind in range(NUM_KINDS):
-        require(count[kind] == TILES_PER_KIND, "tiles",
-                f"{kind_name(kind)}: {count[kind]} on the board, the racks and the bags together; "
-                f"the game has {TILES_PER_KIND} of each kind")
+        require(
+            count[kind] == TILES_PER_KIND,
+            "tiles",
+            f"{kind_name(kind)}: {count[kind]} on the board, the racks and the bags together; "
+            f"the game has {TILES_PER_KIND} of each kind",
+        )
     if game.variant == "solitaire":
         for name, lists in (("racks", racks), ("bags", bags)):
             for i, items in enumerate(lists):
                 wrong = [k for k in items if kind_colour(k) != i]
-                require(not wrong, f"{name}[{i}]", f"holds {kind_name(wrong[0]) if wrong else ''}: in solitaire "
-                        f"seat {i} draws {('light', 'dark')[i]} tiles only")
+                require(
+                    not wrong,
+                    f"{name}[{i}]",
+                    f"holds {kind_name(wrong[0]) if wrong else ''}: in solitaire "
+                    f"seat {i} draws {('light', 'dark')[i]} tiles only",
+                )
 
 
 def _check_racks(game: Any, p: Position) -> None:
     for s, rack in enumerate(p.racks):
         require(len(rack) <= RACK_SIZE, f"racks[{s}]", f"holds {len(rack)} tiles; a rack holds at most {RACK_SIZE}")
         bag = len(p.bags[game.bag_of[s]])
-        require(len(rack) == RACK_SIZE or not bag, f"racks[{s}]",
-                f"holds {len(rack)} tiles while its bag holds {bag}: a rack is refilled to {RACK_SIZE} after every move")
+        require(
+            len(rack) == RACK_SIZE or not bag,
+            f"racks[{s}]",
+            f"holds {len(rack)} tiles while its bag holds {bag}: a rack is refilled to {RACK_SIZE} after every move",
+        )
         require(rack or p.terminal, f"racks[{s}]", "is empty, but going out ends the game (terminal is false)")
 
 
@@ -231,7 +273,11 @@ def _check_ending(game: Any, p: Position) -> None:
     require(not p.marked, "marked", "the game is over: no exchange is being chosen")
     for s, rack in enumerate(p.racks):
         left = sum(face_value(kind_rank(k)) for k in rack)
-        require(p.deductions[s] == left, f"deductions[{s}]", f"{p.deductions[s]}, but the tiles left on the rack count {left}")
+        require(
+            p.deductions[s] == left,
+            f"deductions[{s}]",
+            f"{p.deductions[s]}, but the tiles left on the rack count {left}",
+        )
     out = [s for s, rack in enumerate(p.racks) if not rack]
     if out:
         require(len(out) == 1, "racks", f"seats {out} are all empty: the game ends when the first one goes out")
@@ -240,16 +286,20 @@ def _check_ending(game: Any, p: Position) -> None:
         return
     if p.passes == game.stall_rounds * game.num_players:
         return
-    require(not any(p.bags), "terminal", "true, but nobody went out, passes is below the stall limit and a bag still "
-            "holds tiles")
+    require(
+        not any(p.bags),
+        "terminal",
+        "true, but nobody went out, passes is below the stall limit and a bag still holds tiles",
+    )
     for s, rack in enumerate(p.racks):
-        require(not len(generate_moves(p.values, p.colours, rack, ordered=False)), "terminal",
-                f"true, but seat {s} can still move (the game ends when the bags are empty and nobody can)")
+        require(
+            not len(generate_moves(p.values, p.colours, rack, ordered=False)),
+            "terminal",
+            f"true, but seat {s} can still move (the game ends when the bags are empty and nobody can)",
+        )
 
 
 def _ints(data: Any, name: str, count: int, low: int, high: int) -> list[int]:
     items = get(data, name, list)
     require(len(items) == count, name, f"must hold {count} ints (one per seat), got {len(items)}")
     return [integer(x, f"{name}[{i}]", low, high) for i, x in enumerate(items)]
-
-

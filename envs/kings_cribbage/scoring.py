@@ -86,9 +86,7 @@ def contributing_tiles(ranks: Sequence[int]) -> tuple[bool, ...]:
     for mask in _fifteen_masks(ranks):
         in_fifteen |= mask
     in_run = {r for low, length in _runs(counts) for r in range(low, low + length)}
-    return tuple(
-        bool(in_fifteen >> i & 1) or counts[r] >= 2 or r in in_run for i, r in enumerate(ranks)
-    )
+    return tuple(bool(in_fifteen >> i & 1) or counts[r] >= 2 or r in in_run for i, r in enumerate(ranks))
 
 
 def is_valid_hand(ranks: Sequence[int]) -> bool:

@@ -23,8 +23,27 @@ from tabletop.envs.core import Layout, Parameters
 from tabletop.envs.core.params import feature_groups
 from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
-from tabletop.envs.krz_grtn.rules import GUESS, MAX_CANDIDATES, MAX_DRAWS, MAX_LIVES, MAX_TILE_LIMIT, NUM_LEVELS, OVER, KrzGrtnGame, KrzGrtnState
-from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, LETTERS, NUM_LETTERS, NUM_TILE_KINDS, TOTAL_LETTERS, skeleton
+from tabletop.envs.krz_grtn.rules import (
+    GUESS,
+    MAX_CANDIDATES,
+    MAX_DRAWS,
+    MAX_LIVES,
+    MAX_TILE_LIMIT,
+    NUM_LEVELS,
+    OVER,
+    KrzGrtnGame,
+    KrzGrtnState,
+)
+from tabletop.envs.krz_grtn.tiles import (
+    BLANK,
+    LETTER_COUNTS,
+    LETTER_INDEX,
+    LETTERS,
+    NUM_LETTERS,
+    NUM_TILE_KINDS,
+    TOTAL_LETTERS,
+    skeleton,
+)
 from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_fit, word_skeletons
 
 SEAT_FEATURES = 5
@@ -34,23 +53,51 @@ FEATURE_RANGE = (0, float(FEATURES.max()))  # picture features count letters (se
 
 
 ROLE_GLOBALS = (
-    "is X", "is a giver", "phase: vote", "phase: clue", "phase: return", "phase: guess",
-    "A / 12", "B / 8", "lives / 5", "levels passed / 6", "own letters / 16", "own blanks / 2",
-    "letters in own clue / 16", "own clue fits a target word", "own clue fits a target word from its initial",
-    "giver rank / 5 (0 = first after X)", "is the last giver", "givers' mean letters owned / 16",
-    "givers' fewest letters owned / 16", "givers / 5", "letters in the middle / 56", "clues laid out / 5",
+    "is X",
+    "is a giver",
+    "phase: vote",
+    "phase: clue",
+    "phase: return",
+    "phase: guess",
+    "A / 12",
+    "B / 8",
+    "lives / 5",
+    "levels passed / 6",
+    "own letters / 16",
+    "own blanks / 2",
+    "letters in own clue / 16",
+    "own clue fits a target word",
+    "own clue fits a target word from its initial",
+    "giver rank / 5 (0 = first after X)",
+    "is the last giver",
+    "givers' mean letters owned / 16",
+    "givers' fewest letters owned / 16",
+    "givers / 5",
+    "letters in the middle / 56",
+    "clues laid out / 5",
     "own letters over the tile limit / 16",
 )
 LETTER_FACTS = (
-    "held: own count / 4 (blank row: own blanks / 2)", "in the target's name / 4", "in its keywords / 8",
-    "starts a target word", "clue + tile fits a target word", "... from that word's initial",
-    "share of target words the clue + tile fits", "clue + tile matches one more letter of a target word",
-    "how common the letter is in the deck's words (most common = 1)", "is the blank",
+    "held: own count / 4 (blank row: own blanks / 2)",
+    "in the target's name / 4",
+    "in its keywords / 8",
+    "starts a target word",
+    "clue + tile fits a target word",
+    "... from that word's initial",
+    "share of target words the clue + tile fits",
+    "clue + tile matches one more letter of a target word",
+    "how common the letter is in the deck's words (most common = 1)",
+    "is the blank",
 )
 PAIR_MATCH = (
-    "clue present", "letters matched in order / clue letters (best word)", "the clue fits a word",
-    "the clue starts with a word's initial", "fits a word from its initial", "matched in the name / clue letters",
-    "clue letters / 8", "the skeleton heuristic's match score / 5",
+    "clue present",
+    "letters matched in order / clue letters (best word)",
+    "the clue fits a word",
+    "the clue starts with a word's initial",
+    "fits a word from its initial",
+    "matched in the name / clue letters",
+    "clue letters / 8",
+    "the skeleton heuristic's match score / 5",
 )
 
 
@@ -76,8 +123,16 @@ def pair_match(concept: int, letters: str) -> np.ndarray:
     fits = [c == n for c in common]
     initial = [w[0] == letters[0] for w in words]
     heuristic = max(word_fit(letters, w, c) for w, c in zip(words, common))
-    out[:] = (1.0, max(common) / n, any(fits), any(initial), any(f and i for f, i in zip(fits, initial)),
-              common[0] / n, min(n, 8) / 8, min(heuristic, 5.0) / 5.0)
+    out[:] = (
+        1.0,
+        max(common) / n,
+        any(fits),
+        any(initial),
+        any(f and i for f, i in zip(fits, initial)),
+        common[0] / n,
+        min(n, 8) / 8,
+        min(heuristic, 5.0) / 5.0,
+    )
     out.setflags(write=False)  # shared by every caller through the cache
     return out
 
@@ -118,8 +173,9 @@ def most_letters_owned(game: KrzGrtnGame) -> int:
 
 
 ROLES = "roles"
-FEATURE_GROUPS = {ROLES: "`role_globals`, `letter_facts` and `pair_match`: letters compared with words, for the "
-                  "`roles` network"}
+FEATURE_GROUPS = {
+    ROLES: "`role_globals`, `letter_facts` and `pair_match`: letters compared with words, for the `roles` network"
+}
 
 
 def private_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layout:
@@ -131,9 +187,13 @@ def private_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layout:
         ("levels_passed", NUM_LEVELS + 1, "one-hot levels passed so far (0..6); also the shared score"),
         ("level_card", 2, "A / max candidates and B / 8 of the current level card"),
         ("lives", game.lives + 1, "one-hot life cards left"),
-        ("seats", (n, SEAT_FEATURES), "per seat from self clockwise: is X, to act, letters owned / "
-         "tile limit, clue finished this attempt, raised a hand in this Life! vote",
-         (0, most_letters_owned(game) / game.tile_limit)),
+        (
+            "seats",
+            (n, SEAT_FEATURES),
+            "per seat from self clockwise: is X, to act, letters owned / "
+            "tile limit, clue finished this attempt, raised a hand in this Life! vote",
+            (0, most_letters_owned(game) / game.tile_limit),
+        ),
         ("bag", 1, "letters in the middle / 56"),
         ("own_letters", NUM_LETTERS, "own letters behind the screen, count per letter B..Z", LETTER_RANGE),
         ("own_blanks", 1, "own blanks behind the screen / blanks per player"),
@@ -152,17 +212,28 @@ def roles_layout(game: KrzGrtnGame) -> Layout:
     n, c = game.num_players, game.max_candidates
     return Layout.of(
         ("role_globals", len(ROLE_GLOBALS), "the same for every player count: " + "; ".join(ROLE_GLOBALS)),
-        ("letter_facts", (NUM_TILE_KINDS, len(LETTER_FACTS)), "givers only, per tile kind B..Z, blank: "
-         + "; ".join(LETTER_FACTS)),
-        ("pair_match", (c, n - 1, len(PAIR_MATCH)), "during X's guess, per laid-out picture and revealed clue "
-         "(from X's left): " + "; ".join(PAIR_MATCH)),
+        (
+            "letter_facts",
+            (NUM_TILE_KINDS, len(LETTER_FACTS)),
+            "givers only, per tile kind B..Z, blank: " + "; ".join(LETTER_FACTS),
+        ),
+        (
+            "pair_match",
+            (c, n - 1, len(PAIR_MATCH)),
+            "during X's guess, per laid-out picture and revealed clue (from X's left): " + "; ".join(PAIR_MATCH),
+        ),
     )
 
 
 def omniscient_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layout:
     n, c, length = game.num_players, game.max_candidates, game.max_clue_length
     return private_layout(game, features) + Layout.of(
-        ("all_letters", (n, NUM_LETTERS), "every seat's letters behind its screen, from the observer clockwise", LETTER_RANGE),
+        (
+            "all_letters",
+            (n, NUM_LETTERS),
+            "every seat's letters behind its screen, from the observer clockwise",
+            LETTER_RANGE,
+        ),
         ("all_clues", (n, length, NUM_TILE_KINDS), "every seat's clue so far, revealed or not"),
         ("bag_letters", NUM_LETTERS, "letters in the middle, count per letter", LETTER_RANGE),
         ("true_target", FEATURE_SIZE, "features of the target picture", FEATURE_RANGE),
@@ -241,12 +312,22 @@ class KrzGrtnObserver:
         if state.phase != OVER:
             g[2 + state.phase] = 1.0
         g[6:] = (
-            game.candidates_at(index) / MAX_CANDIDATES, game.draws_at(index) / MAX_DRAWS, state.lives / MAX_LIVES,
-            state.level_index / NUM_LEVELS, state.held[seat] / MAX_TILE_LIMIT,
-            state.blanks[seat] / 2, state.clue_letters[seat] / MAX_TILE_LIMIT, any(fits),
+            game.candidates_at(index) / MAX_CANDIDATES,
+            game.draws_at(index) / MAX_DRAWS,
+            state.lives / MAX_LIVES,
+            state.level_index / NUM_LEVELS,
+            state.held[seat] / MAX_TILE_LIMIT,
+            state.blanks[seat] / 2,
+            state.clue_letters[seat] / MAX_TILE_LIMIT,
+            any(fits),
             any(f and w[0] == letters[0] for f, w in zip(fits, words)),
-            rank / 5, not is_x and rank == len(givers) - 1, np.mean(owned) / MAX_TILE_LIMIT, min(owned) / MAX_TILE_LIMIT,
-            len(givers) / 5, state.bag.sum() / TOTAL_LETTERS, (len(givers) if state.phase == GUESS else 0) / 5,
+            rank / 5,
+            not is_x and rank == len(givers) - 1,
+            np.mean(owned) / MAX_TILE_LIMIT,
+            min(owned) / MAX_TILE_LIMIT,
+            len(givers) / 5,
+            state.bag.sum() / TOTAL_LETTERS,
+            (len(givers) if state.phase == GUESS else 0) / 5,
             max(0, state.held[seat] - game.tile_limit) / MAX_TILE_LIMIT,
         )
         if not is_x and state.phase in (VOTE, CLUE, RETURN):

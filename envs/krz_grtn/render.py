@@ -72,8 +72,10 @@ def ansi(state: KrzGrtnState, seat: int | None = None) -> str:
         lines.append(f"target (givers only): {target.name} [{', '.join(target.keywords)}]")
     if state.phase == GUESS:
         marks = ["*" if sees_target and i == state.target_position else " " for i in range(len(state.candidates))]
-        lines.append("pictures: " + "  ".join(f"{i + 1}){m}{CONCEPTS[c].name}" for i, (c, m) in
-                                              enumerate(zip(state.candidates, marks))))
+        lines.append(
+            "pictures: "
+            + "  ".join(f"{i + 1}){m}{CONCEPTS[c].name}" for i, (c, m) in enumerate(zip(state.candidates, marks)))
+        )
     for s in range(state.game.num_players):
         role = "X    " if s == state.x else "giver"
         clue = tiles_string(state.clues[s]) or "-"

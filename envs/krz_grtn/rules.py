@@ -61,22 +61,47 @@ def _six_ints_in(low: int, high: int):
 PARAMETERS = Parameters(
     Param("num_players", 4, "X plus 1..5 clue givers", choices=(2, 3, 4, 5, 6)),
     Param("blanks_per_player", 2, "blanks each player keeps for the whole game", choices=(0, 1, 2)),
-    Param("levels", (1, 2, 3, 4, 5, 6), "the level deck; e.g. (3, 4, 5, 5, 6, 6) skips levels 1-2 (\"Too easy?\")",
-          check=_valid_levels, convert=tuple,
-          allowed="six level numbers in ascending order that include every level from the lowest played up to 6, "
-          "e.g. (1, 2, 3, 4, 5, 6) or (3, 4, 5, 5, 6, 6)"),
+    Param(
+        "levels",
+        (1, 2, 3, 4, 5, 6),
+        'the level deck; e.g. (3, 4, 5, 5, 6, 6) skips levels 1-2 ("Too easy?")',
+        check=_valid_levels,
+        convert=tuple,
+        allowed="six level numbers in ascending order that include every level from the lowest played up to 6, "
+        "e.g. (1, 2, 3, 4, 5, 6) or (3, 4, 5, 5, 6, 6)",
+    ),
     Param("lives", MAX_LIVES, "life cards", choices=tuple(range(MAX_LIVES + 1))),
-    Param("start_letters", 5, "letters each player draws at the start",
-          check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
-          allowed=f"an int in [{MIN_CLUE_LETTERS}, tile_limit]"),
-    Param("tile_limit", 8, "most letters behind a screen",
-          check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
-          allowed=f"an int in [start_letters, {MAX_TILE_LIMIT}], at most {TOTAL_LETTERS} // num_players"),
+    Param(
+        "start_letters",
+        5,
+        "letters each player draws at the start",
+        check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
+        allowed=f"an int in [{MIN_CLUE_LETTERS}, tile_limit]",
+    ),
+    Param(
+        "tile_limit",
+        8,
+        "most letters behind a screen",
+        check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
+        allowed=f"an int in [start_letters, {MAX_TILE_LIMIT}], at most {TOTAL_LETTERS} // num_players",
+    ),
     Param("life_letters", 2, 'letters each giver draws for a unanimous "Life!"', choices=(1, 2, 3, 4)),
-    Param("level_candidates", (3, 4, 5, 6, 7, 8), "A (pictures on the table) on level cards 1..6",
-          check=_six_ints_in(2, MAX_CANDIDATES), convert=tuple, allowed=f"six ints in [2, {MAX_CANDIDATES}]"),
-    Param("level_draws", (3, 3, 2, 2, 1, 0), "B (letters each giver draws on passing) on level cards 1..6",
-          check=_six_ints_in(0, MAX_DRAWS), convert=tuple, allowed=f"six ints in [0, {MAX_DRAWS}]"),
+    Param(
+        "level_candidates",
+        (3, 4, 5, 6, 7, 8),
+        "A (pictures on the table) on level cards 1..6",
+        check=_six_ints_in(2, MAX_CANDIDATES),
+        convert=tuple,
+        allowed=f"six ints in [2, {MAX_CANDIDATES}]",
+    ),
+    Param(
+        "level_draws",
+        (3, 3, 2, 2, 1, 0),
+        "B (letters each giver draws on passing) on level cards 1..6",
+        check=_six_ints_in(0, MAX_DRAWS),
+        convert=tuple,
+        allowed=f"six ints in [0, {MAX_DRAWS}]",
+    ),
 )
 
 
@@ -90,7 +115,9 @@ class KrzGrtnGame:
     def __init__(self, **params: Any):
         self.params = PARAMETERS.resolve(params, self.name)
         num_players, start_letters, tile_limit = (
-            self.params["num_players"], self.params["start_letters"], self.params["tile_limit"]
+            self.params["num_players"],
+            self.params["start_letters"],
+            self.params["tile_limit"],
         )
         if start_letters > tile_limit:
             raise ParameterError(
@@ -221,8 +248,10 @@ class KrzGrtnState:
 
     def apply(self, action: int) -> None:
         if not _is_index(action):
-            raise IllegalActionError(f"player_{self.current_player}: {action!r} is not an action; "
-                                     f"actions are ints in [0, {self.game.num_actions})")
+            raise IllegalActionError(
+                f"player_{self.current_player}: {action!r} is not an action; "
+                f"actions are ints in [0, {self.game.num_actions})"
+            )
         action = int(action)
         if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
             raise IllegalActionError(f"player_{self.current_player}: action {action} is illegal here")
@@ -483,9 +512,30 @@ class KrzGrtnState:
         saved.py). With `"rng": null` later draws come from `rng` (else a fresh generator)."""
         position = saved.read(game, data)
         state = cls(game, saved.generator(position.rng, rng))
-        for name in ("phase", "current", "x", "level_index", "lives", "deck", "discard", "bag", "supply", "blanks",
-                     "clues", "target", "candidates", "target_position", "votes", "clues_done", "draw_queue",
-                     "draw_amount", "after_draws", "outcome", "end_reason", "last_attempt"):
+        for name in (
+            "phase",
+            "current",
+            "x",
+            "level_index",
+            "lives",
+            "deck",
+            "discard",
+            "bag",
+            "supply",
+            "blanks",
+            "clues",
+            "target",
+            "candidates",
+            "target_position",
+            "votes",
+            "clues_done",
+            "draw_queue",
+            "draw_amount",
+            "after_draws",
+            "outcome",
+            "end_reason",
+            "last_attempt",
+        ):
             setattr(state, name, getattr(position, name))
         state.held = [int(row.sum()) for row in state.supply]
         state.clue_letters = [sum(t != BLANK for t in c) for c in state.clues]

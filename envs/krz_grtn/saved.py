@@ -64,9 +64,34 @@ from tabletop.envs.krz_grtn.tiles import (
 )
 
 NAME = "krz_grtn"
-KEYS = ("game", "config", "num_players", "phase", "current_player", "x", "level_index", "lives", "deck", "discard",
-        "bag", "supplies", "blanks", "clues", "target", "candidates", "target_position", "votes", "clues_done",
-        "draw_queue", "draw_amount", "after_draws", "outcome", "end_reason", "last_attempt", "rng")
+KEYS = (
+    "game",
+    "config",
+    "num_players",
+    "phase",
+    "current_player",
+    "x",
+    "level_index",
+    "lives",
+    "deck",
+    "discard",
+    "bag",
+    "supplies",
+    "blanks",
+    "clues",
+    "target",
+    "candidates",
+    "target_position",
+    "votes",
+    "clues_done",
+    "draw_queue",
+    "draw_amount",
+    "after_draws",
+    "outcome",
+    "end_reason",
+    "last_attempt",
+    "rng",
+)
 LAST_ATTEMPT_KEYS = ("level", "x", "target", "guess", "passed", "clues")
 AFTER_DRAWS = ("", "vote", "level")
 GENERATORS = ("PCG64", "PCG64DXSM")
@@ -172,8 +197,9 @@ def read(game: Any, data: Any) -> Position:
         discard=_cards(data, "discard"),
         bag=_letters(get(data, "bag", str), "bag"),
         supply=np.stack([_letters(text, f"supplies[{s}]") for s, text in enumerate(_per_seat(data, "supplies", n))]),
-        blanks=[integer(b, f"blanks[{s}]", 0, game.blanks_per_player)
-                for s, b in enumerate(_per_seat(data, "blanks", n))],
+        blanks=[
+            integer(b, f"blanks[{s}]", 0, game.blanks_per_player) for s, b in enumerate(_per_seat(data, "blanks", n))
+        ],
         clues=[_tiles(text, f"clues[{s}]") for s, text in enumerate(_per_seat(data, "clues", n))],
         target=_concept_or_none(get(data, "target", (str, type(None))), "target"),
         candidates=_candidates(data, game.max_candidates),
@@ -270,31 +296,45 @@ def _last_attempt(game: Any, data: dict[str, Any] | None) -> dict[str, Any] | No
     if data is None:
         return None
     extra = sorted(str(k) for k in data if k not in LAST_ATTEMPT_KEYS)
-    require(not extra, f"last_attempt.{extra[0]}" if extra else "last_attempt",
-            f"not a field of last_attempt (fields: {', '.join(LAST_ATTEMPT_KEYS)})")
+    require(
+        not extra,
+        f"last_attempt.{extra[0]}" if extra else "last_attempt",
+        f"not a field of last_attempt (fields: {', '.join(LAST_ATTEMPT_KEYS)})",
+    )
     level = integer(get(data, "level", int, "last_attempt.level"), "last_attempt.level", 1, NUM_LEVELS)
     x = seat(get(data, "x", int, "last_attempt.x"), "last_attempt.x", game.num_players)
     target = _concept(get(data, "target", str, "last_attempt.target"), "last_attempt.target")
     guess = _concept(get(data, "guess", str, "last_attempt.guess"), "last_attempt.guess")
     passed = get(data, "passed", bool, "last_attempt.passed")
     require(passed == (guess == target), "last_attempt.passed", "must be true exactly when the guess is the target")
-    require(passed or guess // 2 != target // 2, "last_attempt.guess",
-            "the other side of the target's card was never on the table")
+    require(
+        passed or guess // 2 != target // 2,
+        "last_attempt.guess",
+        "the other side of the target's card was never on the table",
+    )
     clues_data = get(data, "clues", dict, "last_attempt.clues")
     givers = game.giver_orders[x]
     keys = [str(g) for g in givers]
-    require(sorted(clues_data) == sorted(keys), "last_attempt.clues",
-            f"must hold the clue of each giver of player_{x}'s attempt, keyed {keys}")
+    require(
+        sorted(clues_data) == sorted(keys),
+        "last_attempt.clues",
+        f"must hold the clue of each giver of player_{x}'s attempt, keyed {keys}",
+    )
     clues, used = {}, np.zeros(NUM_LETTERS, dtype=np.int64)
     for g, key in zip(givers, keys):
         field = f"last_attempt.clues.{key}"
         tiles = _tiles(get(clues_data, key, str, field), field)
         letters = _letter_count(tiles)
-        require(MIN_CLUE_LETTERS <= letters <= game.tile_limit, field,
-                f"a finished clue holds {MIN_CLUE_LETTERS} to {game.tile_limit} (the tile limit) letters, "
-                f"got {letters}")
-        require(tiles.count(BLANK) <= game.blanks_per_player, field,
-                f"holds {tiles.count(BLANK)} blanks; each player has {game.blanks_per_player}")
+        require(
+            MIN_CLUE_LETTERS <= letters <= game.tile_limit,
+            field,
+            f"a finished clue holds {MIN_CLUE_LETTERS} to {game.tile_limit} (the tile limit) letters, got {letters}",
+        )
+        require(
+            tiles.count(BLANK) <= game.blanks_per_player,
+            field,
+            f"holds {tiles.count(BLANK)} blanks; each player has {game.blanks_per_player}",
+        )
         used += np.bincount([t for t in tiles if t != BLANK], minlength=NUM_LETTERS)
         clues[g] = tiles
     over = [f"{LETTERS[k]} x{used[k]}" for k in np.flatnonzero(used > LETTER_COUNTS)]
@@ -308,22 +348,33 @@ def check_conservation(game: Any, p: Any) -> None:
     letters = p.bag + p.supply.sum(axis=0)
     for clue in p.clues:
         letters = letters + np.bincount([t for t in clue if t != BLANK], minlength=NUM_LETTERS)
-    wrong = [f"{LETTERS[k]} x{letters[k]} (the game has {LETTER_COUNTS[k]})"
-             for k in np.flatnonzero(letters != LETTER_COUNTS)]
-    require(not wrong, LETTER_FIELDS,
-            f"the bag, the screens and the clues must hold the {TOTAL_LETTERS} letter tiles once each; "
-            f"they hold {', '.join(wrong)}")
+    wrong = [
+        f"{LETTERS[k]} x{letters[k]} (the game has {LETTER_COUNTS[k]})"
+        for k in np.flatnonzero(letters != LETTER_COUNTS)
+    ]
+    require(
+        not wrong,
+        LETTER_FIELDS,
+        f"the bag, the screens and the clues must hold the {TOTAL_LETTERS} letter tiles once each; "
+        f"they hold {', '.join(wrong)}",
+    )
     for s, clue in enumerate(p.clues):
         owned = p.blanks[s] + clue.count(BLANK)
-        require(owned == game.blanks_per_player, f"blanks[{s}]",
-                f"player_{s} owns {owned} blanks (screen {p.blanks[s]}, clue {clue.count(BLANK)}); "
-                f"each player keeps {game.blanks_per_player}")
+        require(
+            owned == game.blanks_per_player,
+            f"blanks[{s}]",
+            f"player_{s} owns {owned} blanks (screen {p.blanks[s]}, clue {clue.count(BLANK)}); "
+            f"each player keeps {game.blanks_per_player}",
+        )
     counts = Counter([*p.deck, *p.discard, *(c // 2 for c in p.candidates)])
     twice = sorted(c for c, k in counts.items() if k > 1)
     missing = sorted(set(range(NUM_CARDS)) - set(counts))
-    require(not twice and not missing, CARD_FIELDS,
-            f"the deck, the discard and the table must hold each of the {NUM_CARDS} picture cards once; "
-            f"more than once: {twice[:10]}, missing: {missing[:10]}")
+    require(
+        not twice and not missing,
+        CARD_FIELDS,
+        f"the deck, the discard and the table must hold each of the {NUM_CARDS} picture cards once; "
+        f"more than once: {twice[:10]}, missing: {missing[:10]}",
+    )
 
 
 def _check_end(game: Any, p: Position) -> None:
@@ -331,11 +382,15 @@ def _check_end(game: Any, p: Position) -> None:
     if p.phase != OVER:
         require(p.outcome == 0, "outcome", f"{p.outcome}, but the game is not over (phase {PHASES[p.phase]})")
         require(p.end_reason == "", "end_reason", "must be empty while the game is on")
-        require(p.level_index < NUM_LEVELS, "level_index",
-                f"{NUM_LEVELS} levels passed is a won game (phase over); while playing it is 0..{NUM_LEVELS - 1}")
+        require(
+            p.level_index < NUM_LEVELS,
+            "level_index",
+            f"{NUM_LEVELS} levels passed is a won game (phase over); while playing it is 0..{NUM_LEVELS - 1}",
+        )
         return
-    require(p.end_reason != "", "end_reason",
-            f"must say how the game ended: one of {', '.join(map(repr, END_REASONS))}")
+    require(
+        p.end_reason != "", "end_reason", f"must say how the game ended: one of {', '.join(map(repr, END_REASONS))}"
+    )
     won = p.end_reason == END_WON
     require(p.outcome == (1 if won else -1), "outcome", f"must be {1 if won else -1} for {p.end_reason!r}")
     if won:
@@ -345,8 +400,11 @@ def _check_end(game: Any, p: Position) -> None:
     require(p.lives == 0, "lives", "a game is lost only when no life card is left")
     if p.end_reason == END_SHORT:
         givers = game.giver_orders[p.x]
-        require(any(p.owned(g) < MIN_CLUE_LETTERS for g in givers), "end_reason",
-                f"{p.end_reason!r}, but every giver of player_{p.x}'s attempt owns {MIN_CLUE_LETTERS}+ letters")
+        require(
+            any(p.owned(g) < MIN_CLUE_LETTERS for g in givers),
+            "end_reason",
+            f"{p.end_reason!r}, but every giver of player_{p.x}'s attempt owns {MIN_CLUE_LETTERS}+ letters",
+        )
 
 
 def _check_turn(game: Any, p: Position) -> None:
@@ -354,14 +412,20 @@ def _check_turn(game: Any, p: Position) -> None:
     n, givers = game.num_players, game.giver_orders[p.x]
     if p.phase == VOTE:
         require(p.lives >= 1, "lives", "the Life! vote is held only while a life card is left")
-        require(p.current == givers[p.votes], "current_player",
-                f"{p.votes} givers have said Life!, so player_{givers[p.votes]} votes next")
+        require(
+            p.current == givers[p.votes],
+            "current_player",
+            f"{p.votes} givers have said Life!, so player_{givers[p.votes]} votes next",
+        )
     else:
         require(p.votes == 0, "votes", "must be 0 outside the Life! vote (phase vote)")
     if p.phase == CLUE:
         require(p.clues_done <= n - 2, "clues_done", f"{p.clues_done} finished clues would have ended the clue round")
-        require(p.current == givers[p.clues_done], "current_player",
-                f"{p.clues_done} givers have finished, so player_{givers[p.clues_done]} lays the next clue")
+        require(
+            p.current == givers[p.clues_done],
+            "current_player",
+            f"{p.clues_done} givers have finished, so player_{givers[p.clues_done]} lays the next clue",
+        )
     elif p.phase == GUESS:
         require(p.clues_done == n - 1, "clues_done", f"X guesses once all {n - 1} givers have finished their clues")
         require(p.current == p.x, "current_player", f"X (player_{p.x}) guesses")
@@ -377,12 +441,18 @@ def _check_table(game: Any, p: Position) -> None:
     if p.phase == GUESS:
         wanted = game.candidates_at(p.level_index)
         require(p.target >= 0, "target", "X is guessing, so a target lies on the table")
-        require(len(p.candidates) == wanted, "candidates",
-                f"level card {game.levels[p.level_index]} lays out {wanted} pictures, got {len(p.candidates)}")
+        require(
+            len(p.candidates) == wanted,
+            "candidates",
+            f"level card {game.levels[p.level_index]} lays out {wanted} pictures, got {len(p.candidates)}",
+        )
         require(p.target in p.candidates, "candidates", "the target must be among the pictures on the table")
         where = p.candidates.index(p.target)
-        require(p.target_position == where, "target_position",
-                f"{p.target_position}, but the target lies at position {where}")
+        require(
+            p.target_position == where,
+            "target_position",
+            f"{p.target_position}, but the target lies at position {where}",
+        )
         return
     require(p.target_position == -1, "target_position", "must be -1 until the pictures are laid out (phase guess)")
     face_up = p.phase in (VOTE, CLUE) or (p.phase == RETURN and p.after_draws == "vote")
@@ -392,8 +462,11 @@ def _check_table(game: Any, p: Position) -> None:
     if cleared:
         require(p.target < 0, "target", "must be null: the attempt's pictures have gone to the box")
     expected = [p.target] if p.target >= 0 else []
-    require(p.candidates == expected, "candidates",
-            "must be [target] alone until the decoys are turned up" if expected else "must be empty between attempts")
+    require(
+        p.candidates == expected,
+        "candidates",
+        "must be [target] alone until the decoys are turned up" if expected else "must be empty between attempts",
+    )
 
 
 def _check_clues(game: Any, p: Position) -> None:
@@ -402,17 +475,27 @@ def _check_clues(game: Any, p: Position) -> None:
     for i, g in enumerate(game.giver_orders[p.x]):
         if p.phase == GUESS or (p.phase == CLUE and i < p.clues_done):
             letters = _letter_count(p.clues[g])
-            require(letters >= MIN_CLUE_LETTERS, f"clues[{g}]",
-                    f"a finished clue holds at least {MIN_CLUE_LETTERS} letters, got {letters}")
+            require(
+                letters >= MIN_CLUE_LETTERS,
+                f"clues[{g}]",
+                f"a finished clue holds at least {MIN_CLUE_LETTERS} letters, got {letters}",
+            )
         elif not (p.phase == CLUE and i == p.clues_done):
-            require(not p.clues[g], f"clues[{g}]",
-                    f"player_{g} has not started a clue" if p.phase == CLUE else
-                    f"must be empty: clues lie on the table only while they are made and guessed, not in phase "
-                    f"{PHASES[p.phase]}")
+            require(
+                not p.clues[g],
+                f"clues[{g}]",
+                f"player_{g} has not started a clue"
+                if p.phase == CLUE
+                else f"must be empty: clues lie on the table only while they are made and guessed, not in phase "
+                f"{PHASES[p.phase]}",
+            )
         if p.phase == CLUE:
             owned = p.owned(g)
-            require(owned >= MIN_CLUE_LETTERS, f"supplies[{g}]",
-                    f"player_{g} owns {owned} letters; clues are made only when every giver can lay {MIN_CLUE_LETTERS}")
+            require(
+                owned >= MIN_CLUE_LETTERS,
+                f"supplies[{g}]",
+                f"player_{g} owns {owned} letters; clues are made only when every giver can lay {MIN_CLUE_LETTERS}",
+            )
 
 
 def _check_tile_limit(game: Any, p: Position) -> None:
@@ -421,8 +504,11 @@ def _check_tile_limit(game: Any, p: Position) -> None:
         if p.phase == RETURN and s == p.current:
             continue
         owned = p.owned(s)
-        require(owned <= game.tile_limit, f"supplies[{s}]",
-                f"player_{s} owns {owned} letters (screen and clue), above the tile limit {game.tile_limit}")
+        require(
+            owned <= game.tile_limit,
+            f"supplies[{s}]",
+            f"player_{s} owns {owned} letters (screen and clue), above the tile limit {game.tile_limit}",
+        )
 
 
 def _check_draws(game: Any, p: Position) -> None:
@@ -436,22 +522,32 @@ def _check_draws(game: Any, p: Position) -> None:
     n = game.num_players
     if p.after_draws == "vote":
         drawers, amount = game.giver_orders[p.x], game.life_letters
-        require(p.lives < game.lives, "lives",
-                f"a unanimous Life! spent a life card, so fewer than {game.lives} are left")
+        require(
+            p.lives < game.lives, "lives", f"a unanimous Life! spent a life card, so fewer than {game.lives} are left"
+        )
     else:
         require(p.level_index >= 1, "level_index", "draws for a pass follow a passed level")
-        require(p.last_attempt is not None and p.last_attempt["passed"], "last_attempt",
-                "draws for a pass follow a passed attempt")
+        require(
+            p.last_attempt is not None and p.last_attempt["passed"],
+            "last_attempt",
+            "draws for a pass follow a passed attempt",
+        )
         drawers, amount = game.giver_orders[(p.x - 1) % n], game.draws_at(p.level_index - 1)
-    require(p.current in drawers, "current_player",
-            f"player_{p.current} draws nothing in this round; drawers: {list(drawers)}")
+    require(
+        p.current in drawers,
+        "current_player",
+        f"player_{p.current} draws nothing in this round; drawers: {list(drawers)}",
+    )
     require(p.draw_amount == amount, "draw_amount", f"must be {amount}, the letters each giver draws in this round")
-    rest = list(drawers[drawers.index(p.current) + 1:])
+    rest = list(drawers[drawers.index(p.current) + 1 :])
     require(p.draw_queue == rest, "draw_queue", f"must be {rest}: the drawers after player_{p.current}, in order")
     owned, limit = p.owned(p.current), game.tile_limit
-    require(limit < owned <= limit + amount, f"supplies[{p.current}]",
-            f"player_{p.current} is returning tiles with {owned} letters; a draw of {amount} from at most {limit} "
-            f"leaves {limit + 1}..{limit + amount}")
+    require(
+        limit < owned <= limit + amount,
+        f"supplies[{p.current}]",
+        f"player_{p.current} is returning tiles with {owned} letters; a draw of {amount} from at most {limit} "
+        f"leaves {limit + 1}..{limit + amount}",
+    )
 
 
 def _check_history(game: Any, p: Position) -> None:
@@ -459,12 +555,16 @@ def _check_history(game: Any, p: Position) -> None:
     last = p.last_attempt
     if last is None:
         require(p.level_index == 0, "last_attempt", f"{p.level_index} levels were passed, so an attempt is on record")
-        require(p.end_reason not in (END_WON, END_FAILED), "last_attempt",
-                "the game ended on a guess, which is on record")
+        require(
+            p.end_reason not in (END_WON, END_FAILED), "last_attempt", "the game ended on a guess, which is on record"
+        )
         return
     n = game.num_players
-    require(last["x"] == (p.x - 1) % n, "last_attempt.x",
-            f"X moves on after every attempt, so the last X was player_{(p.x - 1) % n}")
+    require(
+        last["x"] == (p.x - 1) % n,
+        "last_attempt.x",
+        f"X moves on after every attempt, so the last X was player_{(p.x - 1) % n}",
+    )
     if p.end_reason == END_WON:
         require(last["passed"], "last_attempt.passed", "the game was won on the last attempt")
     if p.end_reason == END_FAILED:
@@ -475,12 +575,18 @@ def _check_history(game: Any, p: Position) -> None:
     else:
         level = game.levels[p.level_index]
         if p.end_reason != END_FAILED:
-            require(p.lives < game.lives, "lives",
-                    f"the failed last attempt cost a life card, so fewer than {game.lives} are left")
+            require(
+                p.lives < game.lives,
+                "lives",
+                f"the failed last attempt cost a life card, so fewer than {game.lives} are left",
+            )
     require(last["level"] == level, "last_attempt.level", f"must be {level}, the level card of that attempt")
     for name in ("target", "guess"):
-        require(last[name] // 2 in p.discard, f"last_attempt.{name}",
-                "the attempt's pictures went to the box, so its card must be in the discard")
+        require(
+            last[name] // 2 in p.discard,
+            f"last_attempt.{name}",
+            "the attempt's pictures went to the box, so its card must be in the discard",
+        )
 
 
 def _check_deck(game: Any, p: Position) -> None:
@@ -489,6 +595,9 @@ def _check_deck(game: Any, p: Position) -> None:
         return
     attempts = NUM_LEVELS - p.level_index + p.lives
     need = attempts * game.max_candidates - len(p.candidates)
-    require(len(p.deck) >= need, "deck",
-            f"holds {len(p.deck)} pictures; the rest of the game can need {need} ({attempts} attempts of up to "
-            f"{game.max_candidates})")
+    require(
+        len(p.deck) >= need,
+        "deck",
+        f"holds {len(p.deck)} pictures; the rest of the game can need {need} ({attempts} attempts of up to "
+        f"{game.max_candidates})",
+    )

@@ -18,7 +18,9 @@ from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER
 from tabletop.envs.chromino.table import _NEIGHBOURS, _STEPS, HORIZONTAL, PAD, VERTICAL, Placement, start_placement
 
 _BIT = {step: 1 << i for i, step in enumerate(_NEIGHBOURS)}  # open-end bits: the direction it points in
-_BIT_OF = np.array([[_BIT.get((dr, dc), 0) for dc in (-1, 0, 1)] for dr in (-1, 0, 1)], dtype=np.uint8)  # by (dr+1, dc+1)
+_BIT_OF = np.array(
+    [[_BIT.get((dr, dc), 0) for dc in (-1, 0, 1)] for dr in (-1, 0, 1)], dtype=np.uint8
+)  # by (dr+1, dc+1)
 _CHAMELEON_ORIENTED = np.repeat(T.IS_CHAMELEON, 2)  # per oriented tile
 
 
@@ -31,7 +33,12 @@ class Table:
         empty = engine.Table(size)  # the empty table is plain array set-up, no kernel: share it
         self.size, self.bbox = size, None
         self.colour, self.tile_at, self.contacts, self.accept, self.ends = (
-            empty.colour, empty.tile_at, empty.contacts, empty.accept, empty.ends)
+            empty.colour,
+            empty.tile_at,
+            empty.contacts,
+            empty.accept,
+            empty.ends,
+        )
 
     def _freeze(self) -> None:
         for a in (self.colour, self.tile_at, self.contacts, self.accept, self.ends):
@@ -90,7 +97,9 @@ class Table:
         step = np.array(_STEPS)[orientation]  # (n, 2)
         centre = np.stack([row, col], axis=1) + PAD
         cells = np.stack([centre - step, centre, centre + step], axis=1)  # (n, 3, 2) in reading order
-        if not ((cells >= PAD) & (cells < PAD + size)).all() or len(np.unique(cells.reshape(-1, 2), axis=0)) != 3 * len(tile):
+        if not ((cells >= PAD) & (cells < PAD + size)).all() or len(np.unique(cells.reshape(-1, 2), axis=0)) != 3 * len(
+            tile
+        ):
             raise ValueError("a placement leaves the grid or overlaps a tile")
         colour, tile_at = new.colour.copy(), new.tile_at.copy()
         colour[cells[..., 0], cells[..., 1]] = T.ORIENTED_COLOURS[2 * tile + (orientation & 1)]
@@ -101,7 +110,9 @@ class Table:
         for dr, dc in _NEIGHBOURS:
             other = np.roll(colour, (-dr, -dc), axis=(0, 1))  # the border is empty, so nothing wraps round
             contacts += other != T.EMPTY
-            bits |= np.where((other != T.EMPTY) & (other != T.WILD), np.left_shift(1, other.clip(0)), 0).astype(np.uint8)
+            bits |= np.where((other != T.EMPTY) & (other != T.WILD), np.left_shift(1, other.clip(0)), 0).astype(
+                np.uint8
+            )
         one_colour = (bits & (bits - 1)) == 0
         accept = np.where(bits == 0, T.ACCEPT_ALL, np.where(one_colour, bits | (1 << T.WILD), 1 << T.WILD))
         new.colour, new.tile_at = colour, tile_at
@@ -142,7 +153,12 @@ class Table:
         rows, cols = [r for r, _ in cells], [c for _, c in cells]
         box = (min(rows), max(rows), min(cols), max(cols))
         if self.bbox is not None:
-            box = (min(box[0], self.bbox[0]), max(box[1], self.bbox[1]), min(box[2], self.bbox[2]), max(box[3], self.bbox[3]))
+            box = (
+                min(box[0], self.bbox[0]),
+                max(box[1], self.bbox[1]),
+                min(box[2], self.bbox[2]),
+                max(box[3], self.bbox[3]),
+            )
         new.bbox = box
         new._freeze()
         return new
@@ -167,8 +183,11 @@ class Table:
         its centre."""
         dr, dc = _STEPS[p.orientation]
         r, c = p.row + PAD, p.col + PAD
-        return p == start_placement(self.size, p.tile) or self.colour.item(r + dc, c + dr) != T.EMPTY or \
-            self.colour.item(r - dc, c - dr) != T.EMPTY
+        return (
+            p == start_placement(self.size, p.tile)
+            or self.colour.item(r + dc, c + dr) != T.EMPTY
+            or self.colour.item(r - dc, c - dr) != T.EMPTY
+        )
 
     def _open_centre(self, r: int, c: int, dr: int, dc: int) -> None:
         """Both sides of a crosswise chameleon's centre (r, c); the tile lies along (dr, dc)."""

@@ -12,8 +12,15 @@ from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.actions import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
 
 
-def legal_mask(hand: np.ndarray, hand_size: int, open_: np.ndarray, is_lowest: np.ndarray, open_count: np.ndarray,
-               can_claim: bool, deck_size: int) -> np.ndarray:
+def legal_mask(
+    hand: np.ndarray,
+    hand_size: int,
+    open_: np.ndarray,
+    is_lowest: np.ndarray,
+    open_count: np.ndarray,
+    can_claim: bool,
+    deck_size: int,
+) -> np.ndarray:
     """The mover's legal actions from their hand's card-type counts and the board facts (rules 4-8)."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     playable = (hand[: B.NUM_CIRCLES] > 0) & open_

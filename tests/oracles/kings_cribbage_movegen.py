@@ -229,7 +229,9 @@ class _Board:
         fixed, key, lights = sums[:3].reshape(3, -1).take(found, axis=1)
         return line, start, last + 1, key, _COLOUR_STATE_FLAT[fixed * _STATES + lights], empties.reshape(-1)[found]
 
-    def window_moves(self, rack: RackCombos, rack_size: int, ordered: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def window_moves(
+        self, rack: RackCombos, rack_size: int, ordered: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, lengths, points) of every legal move of 2+ tiles."""
         n = self.size
         if self.first and not ordered:
@@ -244,19 +246,27 @@ class _Board:
         valid = (hand >= 0).nonzero()[0]
         pair_window, pair_combo = pair_window[valid], pair_combo[valid]
         window_code = (state + 1) + 4 * (length == MAX_HAND) + 8 * (empties == RACK_SIZE)
-        points = hand[valid] + _WINDOW_BONUS[window_code[pair_window], rack.state[pair_combo]] + FIRST_MOVE_BONUS * self.first
+        points = (
+            hand[valid]
+            + _WINDOW_BONUS[window_code[pair_window], rack.state[pair_combo]]
+            + FIRST_MOVE_BONUS * self.first
+        )
         if ordered:
             order = self._group_order(line, start, length, state, empties, pair_window)
             pair_window, pair_combo, points = pair_window[order], pair_combo[order], points[order]
         # each window's empty cells, left-aligned, as flat line positions l * (n + 1) + p (p = n: padding)
         span = start[:, None] + _SPAN
-        empty = (_SPAN < length[:, None]) & self.free.reshape(-1)[(line * (n + 2 * MAX_HAND) + MAX_HAND)[:, None] + span]
+        empty = (_SPAN < length[:, None]) & self.free.reshape(-1)[
+            (line * (n + 2 * MAX_HAND) + MAX_HAND)[:, None] + span
+        ]
         at = np.where(empty, span, n)
         at.sort(axis=1)
         at += (line * (n + 1))[:, None]
         across = self.across[at]
         if not self.first:  # drop pairs where some empty cell accepts none of the combo's faces across
-            fits = np.logical_and.reduce((_ACROSS_ALLOWED[across][pair_window] & rack.face_bits[pair_combo][:, None]) != 0, 1)
+            fits = np.logical_and.reduce(
+                (_ACROSS_ALLOWED[across][pair_window] & rack.face_bits[pair_combo][:, None]) != 0, 1
+            )
             pair_window, pair_combo, points = pair_window[fits], pair_combo[fits], points[fits]
         # every valid (window, combo) with every ordering of the combo
         count = rack.count[pair_combo]
@@ -284,7 +294,11 @@ class _Board:
             faces = rack.orderings[np.arange(count.sum()) + (rack.start[combo] + count - count.cumsum()).repeat(count)]
             sizes.append((length, cells, faces, points.repeat(count)))
         total = sum(len(faces) * len(cells) for _, cells, faces, _ in sizes)
-        actions, lengths, points = np.empty((total, MAX_HAND), dtype=np.int64), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        actions, lengths, points = (
+            np.empty((total, MAX_HAND), dtype=np.int64),
+            np.empty(total, dtype=np.int64),
+            np.empty(total, dtype=np.int64),
+        )
         done = 0
         for length, cells, faces, face_points in sizes:
             rows = slice(done, done + len(faces) * len(cells))

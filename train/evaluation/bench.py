@@ -130,7 +130,9 @@ def _import_openspiel():
     return pyspiel
 
 
-def _loops(env: EnvSpec, baselines: list[str], games: int, baseline_games: int) -> list[tuple[str, int, Callable, Throughput]]:
+def _loops(
+    env: EnvSpec, baselines: list[str], games: int, baseline_games: int
+) -> list[tuple[str, int, Callable, Throughput]]:
     """(kind, games, play(count, seed), running total) for every loop of the run; bad baselines fail before any plays."""
     aec = env.make()
     loops = [
@@ -139,20 +141,36 @@ def _loops(env: EnvSpec, baselines: list[str], games: int, baseline_games: int) 
     ]
     for name in baselines:
         if name.startswith(OPENSPIEL):
-            game = name[len(OPENSPIEL):]
+            game = name[len(OPENSPIEL) :]
             pyspiel = _import_openspiel()
             try:
                 pyspiel.load_game(game)
             except Exception:  # noqa: BLE001 - pyspiel raises its own error for an unknown game
                 raise ValueError(f"unknown OpenSpiel game {game!r} (pyspiel.registered_names() lists them)") from None
-            loops.append(("engine", baseline_games, lambda count, s, g=game: openspiel_play(g, count, s), Throughput(f"{name} engine")))
+            loops.append(
+                (
+                    "engine",
+                    baseline_games,
+                    lambda count, s, g=game: openspiel_play(g, count, s),
+                    Throughput(f"{name} engine"),
+                )
+            )
         else:
             baseline = baseline_env(name)
-            loops.append(("aec", baseline_games, lambda count, s, b=baseline: random_play(b, count, s), Throughput(f"{name} AEC")))
+            loops.append(
+                (
+                    "aec",
+                    baseline_games,
+                    lambda count, s, b=baseline: random_play(b, count, s),
+                    Throughput(f"{name} AEC"),
+                )
+            )
     return loops
 
 
-def compare(env: EnvSpec, baselines: list[str] | str, games: int, baseline_games: int, seed: int = 0, rounds: int = 10) -> str:
+def compare(
+    env: EnvSpec, baselines: list[str] | str, games: int, baseline_games: int, seed: int = 0, rounds: int = 10
+) -> str:
     """Measure our engine and AEC loop and each baseline in the same process, taking turns `rounds` times
     (each round plays its share of the games); return a report with the ratios: a PettingZoo baseline
     against our AEC loop, an OpenSpiel one against our engine."""

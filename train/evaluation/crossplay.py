@@ -29,8 +29,10 @@ class RoleTeam:
         self.needs_observation = givers.needs_observation or x.needs_observation
         readers = [getattr(a, "observation_options", None) for a in (givers, x) if a.needs_observation]
         if len({repr(r) for r in readers}) > 1:
-            raise ValueError(f"{givers.name} and {x.name} read observations with different feature groups; "
-                             "a team's two players share one observation")
+            raise ValueError(
+                f"{givers.name} and {x.name} read observations with different feature groups; "
+                "a team's two players share one observation"
+            )
         self.observation_options = readers[0] if readers else None
 
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
@@ -55,8 +57,9 @@ class TeamResult:
         return {**vars(self), "win_rate": self.win_rate, "ci_low": lo, "ci_high": hi}
 
 
-def crossplay(env: EnvSpec, candidate: str, partner: str, games: int, seed: int,
-              agents: dict[str, Agent] | None = None) -> list[TeamResult]:
+def crossplay(
+    env: EnvSpec, candidate: str, partner: str, games: int, seed: int, agents: dict[str, Agent] | None = None
+) -> list[TeamResult]:
     """The four teams of `candidate` and `partner` (agent specs, or names of `agents`), `games` seeded games each."""
     if env.current_id not in ROLE_GAMES:
         raise ValueError(f"cross-play mixes roles; {env.env_id} has none (allowed: {', '.join(ROLE_GAMES)})")
@@ -79,10 +82,14 @@ def crossplay(env: EnvSpec, candidate: str, partner: str, games: int, seed: int,
 
 def format_crossplay(rows: list[TeamResult]) -> str:
     base = rows[-1].mean_levels  # the partner's own team
-    lines = [f"{'givers':<22} {'X':<22} {'games':>6} {'levels':>7} {'vs partner':>10} {'win rate':>9} {'95% interval':>16}"]
+    lines = [
+        f"{'givers':<22} {'X':<22} {'games':>6} {'levels':>7} {'vs partner':>10} {'win rate':>9} {'95% interval':>16}"
+    ]
     for r in rows:
         lo, hi = wilson_interval(r.wins, r.games)
         share = f"{r.mean_levels / base:.2f}" if base else "-"
-        lines.append(f"{r.givers:<22} {r.x:<22} {r.games:>6} {r.mean_levels:>7.2f} {share:>10} {r.win_rate:>9.3f} "
-                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}")
+        lines.append(
+            f"{r.givers:<22} {r.x:<22} {r.games:>6} {r.mean_levels:>7.2f} {share:>10} {r.win_rate:>9.3f} "
+            f"{f'[{lo:.3f}, {hi:.3f}]':>16}"
+        )
     return "\n".join(lines)

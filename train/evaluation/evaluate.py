@@ -87,7 +87,9 @@ def format_table(rows: list[Matchup], learner_seats: str = "one") -> str:
         lines = [f"{'team (every seat)':<22} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean score':>11}"]
         for r in rows:
             lo, hi = r.interval
-            lines.append(f"{r.opponent:<22} {r.games:>6} {r.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} {r.mean_score:>11.2f}")
+            lines.append(
+                f"{r.opponent:<22} {r.games:>6} {r.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} {r.mean_score:>11.2f}"
+            )
         return "\n".join(lines)
     lines = [f"{'vs':<22} {'games':>6} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'their win rate':>15}"]
     for r in rows:

@@ -69,7 +69,9 @@ class RoundRobin:
         for r in self.ratings:
             d = r.to_dict()
             band = f"[{d['mu_95_low']:.1f}, {d['mu_95_high']:.1f}]"
-            lines.append(f"{r.agent:<{width}} {r.mu:>7.2f} {r.sigma:>6.2f} {band:>16} {r.ordinal:>8.2f} {d['win_rate']:>9.3f}")
+            lines.append(
+                f"{r.agent:<{width}} {r.mu:>7.2f} {r.sigma:>6.2f} {band:>16} {r.ordinal:>8.2f} {d['win_rate']:>9.3f}"
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -103,7 +105,9 @@ class RoundRobin:
         return paths
 
 
-def round_robin(env: EnvSpec, specs: list[str], games_per_pair: int, seed: int = 0, progress: bool = False) -> RoundRobin:
+def round_robin(
+    env: EnvSpec, specs: list[str], games_per_pair: int, seed: int = 0, progress: bool = False
+) -> RoundRobin:
     """Every pair of `specs` plays `games_per_pair` games on seeds `seed`, `seed + 1`, ..."""
     if len(specs) < 2:
         raise ValueError("a round robin needs at least two agents")

@@ -59,8 +59,13 @@ class Tally:
 
     def counts(self) -> dict:
         """Plain ints and floats for JSON (numpy scalars are not JSON)."""
-        return {"wins": self.wins, "draws": self.draws, "losses": self.losses, "win_rate": float(self.win_rate),
-                "win_rate_95ci": [float(x) for x in self.interval]}
+        return {
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "win_rate": float(self.win_rate),
+            "win_rate_95ci": [float(x) for x in self.interval],
+        }
 
 
 @dataclass
@@ -109,12 +114,18 @@ class TournamentResult:
         lines = [f"{self.env_id}: {self.games} games, {self.games_per_second:.1f} games/s"]
         lines.append(f"{'agent':<28} {'seats':>6} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'mean score':>11}")
         for rec in self.records.values():
-            lines.append(f"{rec.spec:<28} {rec.seats_played:>6} {rec.rate_cells} {rec.draws:>6} {rec.mean_score:>11.2f}")
+            lines.append(
+                f"{rec.spec:<28} {rec.seats_played:>6} {rec.rate_cells} {rec.draws:>6} {rec.mean_score:>11.2f}"
+            )
         if self.pairs:
-            lines.append(f"\n{'pair (results of the first)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} "
-                         f"{'win rate':>9} {'95% interval':>16}")
+            lines.append(
+                f"\n{'pair (results of the first)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} "
+                f"{'win rate':>9} {'95% interval':>16}"
+            )
             for p in self.pairs.values():
-                lines.append(f"{f'{p.first} vs {p.second}':<44} {p.played:>6} {p.wins:>6} {p.draws:>6} {p.losses:>6} {p.rate_cells}")
+                lines.append(
+                    f"{f'{p.first} vs {p.second}':<44} {p.played:>6} {p.wins:>6} {p.draws:>6} {p.losses:>6} {p.rate_cells}"
+                )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -126,7 +137,9 @@ class TournamentResult:
                 spec: {"seats": r.seats_played, **r.counts(), "mean_score": float(r.mean_score)}
                 for spec, r in self.records.items()
             },
-            "pairs": [{"first": p.first, "second": p.second, "games": p.played, **p.counts()} for p in self.pairs.values()],
+            "pairs": [
+                {"first": p.first, "second": p.second, "games": p.played, **p.counts()} for p in self.pairs.values()
+            ],
             **({"warning": self.warning} if self.warning else {}),
         }
 
@@ -149,8 +162,11 @@ def self_play_warning(specs: list[str], game: Game) -> str | None:
         seats = seat_assignment(specs, game.num_players, g)
         for spec in dict.fromkeys(seats):
             repeated[spec] = repeated.get(spec, 0) + (seats.count(spec) > 1)
-    said = [f"{spec} holds more than one seat in {'every game' if n == len(specs) else f'{n} of every {len(specs)} games'}"
-            for spec, n in repeated.items() if n]
+    said = [
+        f"{spec} holds more than one seat in {'every game' if n == len(specs) else f'{n} of every {len(specs)} games'}"
+        for spec, n in repeated.items()
+        if n
+    ]
     if not said:
         return None
     return f"{'; '.join(said)}, playing itself there: agent rows count every seat held, pair rows only games between different agents"
@@ -215,10 +231,14 @@ def run_tournament(
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - start
-    return TournamentResult(env.env_id, num_games, seconds, steps, records, per_game, pairs, self_play_warning(specs, table.game))
+    return TournamentResult(
+        env.env_id, num_games, seconds, steps, records, per_game, pairs, self_play_warning(specs, table.game)
+    )
 
 
-def _count_pairs(pairs: dict[tuple[str, str], PairRecord], order: list[str], seats: list[str], returns: np.ndarray) -> None:
+def _count_pairs(
+    pairs: dict[tuple[str, str], PairRecord], order: list[str], seats: list[str], returns: np.ndarray
+) -> None:
     """One game's result for every pair of different agents at the table (`order`: which of two comes first)."""
     mean = {spec: float(np.mean([r for s, r in zip(seats, returns) if s == spec])) for spec in dict.fromkeys(seats)}
     present = [spec for spec in order if spec in mean]

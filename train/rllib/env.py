@@ -47,12 +47,17 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         index = getattr(config, "worker_index", 0) * 1000 + getattr(config, "vector_index", 0)
         seed = int(config.get("seed", 0)) * 1_000_003 + index
         self._rng = np.random.default_rng(seed)
-        self.fixed = {name: make_agent(spec, name, seed=seed + i) for i, name in enumerate(self.weights) if name != SELF}
+        self.fixed = {
+            name: make_agent(spec, name, seed=seed + i) for i, name in enumerate(self.weights) if name != SELF
+        }
 
         inner = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
         n = self.aec.game.num_actions
         space = spaces.Dict(
-            {"observations": spaces.Box(inner.low, inner.high, inner.shape, np.float32), "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32)}
+            {
+                "observations": spaces.Box(inner.low, inner.high, inner.shape, np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
+            }
         )
         self.possible_agents = possible_agents(self.num_players, 0 if self.cooperative else self.snapshots)
         self.agents = []

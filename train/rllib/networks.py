@@ -31,7 +31,12 @@ class Actor(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str):
         super().__init__()
-        self.architecture = {"obs_size": obs_size, "num_actions": num_actions, "hidden": list(hidden), "activation": activation}
+        self.architecture = {
+            "obs_size": obs_size,
+            "num_actions": num_actions,
+            "hidden": list(hidden),
+            "activation": activation,
+        }
         self.pi = mlp(obs_size, hidden, num_actions, activation)
 
     def actor_logits(self, observation: torch.Tensor) -> torch.Tensor:
@@ -42,7 +47,10 @@ class Actor(nn.Module):
 
     def to_file(self) -> dict:
         """What `policy.pt` holds: the architecture and the weights (torch.save-able, no Ray classes)."""
-        return {**self.architecture, "state_dict": {k: v.detach().cpu().clone() for k, v in self.pi.state_dict().items()}}
+        return {
+            **self.architecture,
+            "state_dict": {k: v.detach().cpu().clone() for k, v in self.pi.state_dict().items()},
+        }
 
     @classmethod
     def from_file(cls, saved: dict) -> Actor:

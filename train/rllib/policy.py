@@ -44,7 +44,9 @@ def resolve_policy(source: str | Path) -> Path:
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    raise ValueError(f"no RLlib-trained policy at {str(path)!r}: expected a run folder, a checkpoint folder or a {POLICY_FILE}")
+    raise ValueError(
+        f"no RLlib-trained policy at {str(path)!r}: expected a run folder, a checkpoint folder or a {POLICY_FILE}"
+    )
 
 
 def load_actor(source: str | Path) -> tuple[Actor, EnvSpec, Path]:
@@ -58,7 +60,9 @@ def load_actor(source: str | Path) -> tuple[Actor, EnvSpec, Path]:
     aec = env.make_raw()
     want = (aec.observation_space(aec.possible_agents[0])["observation"].shape[0], aec.game.num_actions)
     if (actor.architecture["obs_size"], actor.architecture["num_actions"]) != want:
-        raise ValueError(f"{policy_file} takes {actor.architecture['obs_size']} inputs and {actor.architecture['num_actions']} actions; {env} has {want[0]} and {want[1]}")
+        raise ValueError(
+            f"{policy_file} takes {actor.architecture['obs_size']} inputs and {actor.architecture['num_actions']} actions; {env} has {want[0]} and {want[1]}"
+        )
     return actor, env, policy_file
 
 

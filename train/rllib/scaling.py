@@ -40,7 +40,12 @@ def measure(config: TrainConfig, runners: int, iterations: int) -> Measured:
 
     torch.set_num_threads(config.torch_threads)  # as `train` does: the driver samples (0 runners) and learns
 
-    config = dataclasses.replace(config, rllib=dataclasses.replace(config.rllib, num_env_runners=runners, num_cpus=max(config.rllib.num_cpus, runners + 1)))
+    config = dataclasses.replace(
+        config,
+        rllib=dataclasses.replace(
+            config.rllib, num_env_runners=runners, num_cpus=max(config.rllib.num_cpus, runners + 1)
+        ),
+    )
     with ray_session(config):
         algo = algorithm_config(config).build_algo()
         update, spent = algo.learner_group.update, []
@@ -70,7 +75,10 @@ def measure(config: TrainConfig, runners: int, iterations: int) -> Measured:
 def table(rows: list[Measured], project_to: int = 8) -> str:
     """The measured rows, then a projection for 1..`project_to` remote runners from the one-runner row
     (one sampler on its own core; else the last row)."""
-    lines = ["| env runners | s / iteration | sampling s | learner s | env steps/s | learner steps/s |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| env runners | s / iteration | sampling s | learner s | env steps/s | learner steps/s |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         lines.append(
             f"| {r.runners} (measured) | {r.iteration_s:.2f} | {r.sampling_s:.2f} | {r.learner_s:.2f} | "
@@ -84,12 +92,16 @@ def table(rows: list[Measured], project_to: int = 8) -> str:
             f"| {n} (projected) | {seconds:.2f} | {one_runner_sampling / n:.2f} | {base.learner_s:.2f} | "
             f"{base.env_steps / seconds:.0f} | {base.learner_steps / seconds:.0f} |"
         )
-    lines.append(f"| limit (learner only) | {base.learner_s:.2f} | 0 | {base.learner_s:.2f} | {base.env_steps / base.learner_s:.0f} | {base.learner_steps / base.learner_s:.0f} |")
+    lines.append(
+        f"| limit (learner only) | {base.learner_s:.2f} | 0 | {base.learner_s:.2f} | {base.env_steps / base.learner_s:.0f} | {base.learner_steps / base.learner_s:.0f} |"
+    )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabletop.train.rllib.scaling", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tabletop.train.rllib.scaling", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("config", help="a backend: rllib config, e.g. configs/rllib/cromlet.yaml")
     parser.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--iterations", type=int, default=4, help="per runner count; the first is warm-up (at least 2)")
@@ -102,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for n in args.runners:
         rows.append(measure(config, n, args.iterations))
-        print(f"{n} env runners: {rows[-1].iteration_s:.2f} s per iteration, learner {rows[-1].learner_s:.2f} s", flush=True)
+        print(
+            f"{n} env runners: {rows[-1].iteration_s:.2f} s per iteration, learner {rows[-1].learner_s:.2f} s",
+            flush=True,
+        )
     print(table(rows))
     return 0
 

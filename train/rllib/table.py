@@ -51,7 +51,9 @@ class Seating:
         return sorted({SELF for a in self.agents.values() if module_of(a) != LEARNER} | set(self.fixed.values()))
 
 
-def seat_table(num_players: int, learner_seat: int | None, weights: dict[str, float], snapshots: int, rng: np.random.Generator) -> Seating:
+def seat_table(
+    num_players: int, learner_seat: int | None, weights: dict[str, float], snapshots: int, rng: np.random.Generator
+) -> Seating:
     """The learner in `learner_seat` (None: every seat, the cooperative shared policy); every other seat
     draws an opponent by `weights` (`self`: a uniformly drawn snapshot slot)."""
     if learner_seat is None:

@@ -48,7 +48,15 @@ ENV_STEPS = ("env_runners", "num_env_steps_sampled_lifetime")
 TRAINED = ("learners", LEARNER, "num_module_steps_trained_lifetime")
 APPO_MAX_FRAGMENT = 64  # env steps per sampled fragment (per env), at most
 UNTRAINED_ITERATIONS = 100  # a run past its budget waits at most this many iterations in all for a first update (a loaded machine starves the learner thread)
-PROGRESS_COLUMNS = [STEP_COLUMN, "rollout/ep_rew_mean", "time/iteration", "time/env_steps", "time/seconds", "train/games", "train/learner_samples_trained"]
+PROGRESS_COLUMNS = [
+    STEP_COLUMN,
+    "rollout/ep_rew_mean",
+    "time/iteration",
+    "time/env_steps",
+    "time/seconds",
+    "train/games",
+    "train/learner_samples_trained",
+]
 
 
 @dataclass
@@ -135,11 +143,19 @@ def algorithm_config(config: TrainConfig):
     r, ppo = config.rllib, config.ppo
     modules = [LEARNER, *snapshot_modules(snapshot_count(config))]
     model = {"hidden": list(config.network.hidden), "activation": config.network.activation}
-    spec = MultiRLModuleSpec(rl_module_specs={m: RLModuleSpec(module_class=MaskedActorCritic, model_config=model) for m in modules})
+    spec = MultiRLModuleSpec(
+        rl_module_specs={m: RLModuleSpec(module_class=MaskedActorCritic, model_config=model) for m in modules}
+    )
     algo = (
         (PPOConfig if config.algorithm == "ppo" else APPOConfig)()
-        .environment(TabletopMultiAgentEnv, env_config=env_config(config), disable_env_checking=True)  # its check plays unmasked actions
-        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner, num_cpus_per_env_runner=1)
+        .environment(
+            TabletopMultiAgentEnv, env_config=env_config(config), disable_env_checking=True
+        )  # its check plays unmasked actions
+        .env_runners(
+            num_env_runners=r.num_env_runners,
+            num_envs_per_env_runner=r.num_envs_per_env_runner,
+            num_cpus_per_env_runner=1,
+        )
         .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=spec)
         .callbacks(GameResults)
@@ -228,13 +244,27 @@ class Run:
     def log_iteration(self, iteration: int, result: dict, seconds: float) -> dict:
         """One progress.csv row; returns the iteration's training results (stats.summarize)."""
         row = summarize(result.get("env_runners", {}))
-        values = [count(result, LEARNER_STEPS), row.get("mean_outcome", ""), iteration, count(result, ENV_STEPS), f"{seconds:.2f}", int(row["games"]), count(result, TRAINED)]
+        values = [
+            count(result, LEARNER_STEPS),
+            row.get("mean_outcome", ""),
+            iteration,
+            count(result, ENV_STEPS),
+            f"{seconds:.2f}",
+            int(row["games"]),
+            count(result, TRAINED),
+        ]
         with open(self.progress, "a", newline="") as f:
             csv.writer(f).writerow(values)
         return row
 
     def evaluate(self, step: int, games: int, actor: Actor | None = None) -> list[Matchup]:
-        rows = evaluate(ActorAgent(actor or self.actor()), self.config.env, games, seed=self.config.seed + EVAL_SEED_OFFSET, learner_seats=self.config.learner_seats)
+        rows = evaluate(
+            ActorAgent(actor or self.actor()),
+            self.config.env,
+            games,
+            seed=self.config.seed + EVAL_SEED_OFFSET,
+            learner_seats=self.config.learner_seats,
+        )
         self.eval_log.append(step, rows)
         return rows
 
@@ -257,14 +287,22 @@ def count(result: dict, key: tuple[str, ...]) -> int:
     return int(node) if isinstance(node, (int, float)) and not math.isnan(node) else 0
 
 
-def train(config: TrainConfig, out: str | Path | None = None, steps: int | None = None, resume: str | Path | None = None, progress: bool = True) -> RLlibResult:
+def train(
+    config: TrainConfig,
+    out: str | Path | None = None,
+    steps: int | None = None,
+    resume: str | Path | None = None,
+    progress: bool = True,
+) -> RLlibResult:
     """Train to `steps` learner steps (the config's budget by default) on RLlib, and on until the learner has
     trained at least once (APPO's asynchronous learner can lag; at most `UNTRAINED_ITERATIONS` iterations), then
     evaluate."""
     if config.backend != "rllib":
         raise ValueError(f"this trainer runs backend: rllib configs; the config says backend: {config.backend}")
     if resume is not None:
-        raise ValueError("--resume is not offered for backend: rllib yet; a checkpoint's algorithm/ folder loads with RLlib's Algorithm.from_checkpoint")
+        raise ValueError(
+            "--resume is not offered for backend: rllib yet; a checkpoint's algorithm/ folder loads with RLlib's Algorithm.from_checkpoint"
+        )
     total = steps if steps is not None else config.total_steps
     if total < 1:
         raise ValueError(f"steps must be at least 1, got {total}")
@@ -281,7 +319,11 @@ def train(config: TrainConfig, out: str | Path | None = None, steps: int | None 
             run = Run(config, run_dir, algo)
             run.snapshot(fill_all=True)  # self-play needs an opponent from the first game
             learner_steps = env_steps = iteration = trained = 0
-            next_snapshot, next_eval, next_checkpoint = (config.opponents.snapshot_every, config.evaluation.every, config.checkpoint.every)
+            next_snapshot, next_eval, next_checkpoint = (
+                config.opponents.snapshot_every,
+                config.evaluation.every,
+                config.checkpoint.every,
+            )
             train_seconds = 0.0
             # APPO's asynchronous learner can lag its samples: go on past the budget until it has trained once
             while learner_steps < total or (not trained and iteration < UNTRAINED_ITERATIONS):
@@ -289,14 +331,23 @@ def train(config: TrainConfig, out: str | Path | None = None, steps: int | None 
                 result = algo.train()
                 train_seconds += time.perf_counter() - began
                 iteration += 1
-                learner_steps, env_steps, trained = count(result, LEARNER_STEPS), count(result, ENV_STEPS), count(result, TRAINED)
+                learner_steps, env_steps, trained = (
+                    count(result, LEARNER_STEPS),
+                    count(result, ENV_STEPS),
+                    count(result, TRAINED),
+                )
                 row = run.log_iteration(iteration, result, train_seconds)
                 if progress:
                     rates = " ".join(f"{k[12:]} {v:.2f}" for k, v in row.items() if k.startswith("win_rate_vs_"))
-                    print(f"{config.env_id} [{config.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}", flush=True)
+                    print(
+                        f"{config.env_id} [{config.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}",
+                        flush=True,
+                    )
                 if learner_steps >= next_snapshot:
                     run.snapshot()
-                    next_snapshot = (learner_steps // config.opponents.snapshot_every + 1) * config.opponents.snapshot_every
+                    next_snapshot = (
+                        learner_steps // config.opponents.snapshot_every + 1
+                    ) * config.opponents.snapshot_every
                 if next_eval <= learner_steps < total:
                     run.evaluate(learner_steps, config.evaluation.games)
                     next_eval = (learner_steps // config.evaluation.every + 1) * config.evaluation.every
@@ -327,7 +378,12 @@ def train(config: TrainConfig, out: str | Path | None = None, steps: int | None 
             indent=2,
         )
     )
-    learning_curve(run_dir / "eval.csv", run.progress, run_dir / "learning_curve.png", f"{config.env_id} (RLlib {config.algorithm.upper()}): {run_dir.name}")
+    learning_curve(
+        run_dir / "eval.csv",
+        run.progress,
+        run_dir / "learning_curve.png",
+        f"{config.env_id} (RLlib {config.algorithm.upper()}): {run_dir.name}",
+    )
     return RLlibResult(run_dir, learner_steps, env_steps, train_seconds, final)
 
 
@@ -336,5 +392,6 @@ def summary(result: RLlibResult, config: TrainConfig) -> str:
     return (
         f"{config.env_id} (RLlib {config.algorithm.upper()}): {result.steps} learner steps ({result.env_steps} env steps) in "
         f"{result.train_seconds:.0f} s of training ({result.steps_per_second:.0f} learner steps/s); run folder {result.run_dir}\n"
-        f"final policy over {config.evaluation.final_games} games per opponent:\n" + format_table(result.final, config.learner_seats)
+        f"final policy over {config.evaluation.final_games} games per opponent:\n"
+        + format_table(result.final, config.learner_seats)
     )

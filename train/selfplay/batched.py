@@ -169,13 +169,17 @@ class BatchedSelfPlayEnv(VecEnv):
                 raise ValueError("a snapshot joins every game's pool at once (the games share its network)")
             self.add_snapshot(*method_args, **method_kwargs)
             return [None] * len(games)
-        raise AttributeError(f"{type(self).__name__} has no per-game method {method_name!r}; it has action_masks, add_snapshot")
+        raise AttributeError(
+            f"{type(self).__name__} has no per-game method {method_name!r}; it has action_masks, add_snapshot"
+        )
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         return [getattr(self, attr_name)] * len(self._get_indices(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        raise AttributeError(f"{type(self).__name__} sets attributes for all games at once; set {attr_name} on it directly")
+        raise AttributeError(
+            f"{type(self).__name__} sets attributes for all games at once; set {attr_name} on it directly"
+        )
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False] * len(self._get_indices(indices))

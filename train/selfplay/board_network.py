@@ -35,8 +35,16 @@ CHROMINO_WINDOW = 27  # 20 measured keep_options games spanned at most 21 cells,
 CRITIC_POOL = 3  # the critic reads the window average-pooled over 3x3 squares
 
 
-def board_structure(layout, side: int, planes: list[str], cell_base: int, cell_kinds: int, num_actions: int,
-                    window: int | None = None, rows: tuple[str, int] | None = None) -> dict[str, Any]:
+def board_structure(
+    layout,
+    side: int,
+    planes: list[str],
+    cell_base: int,
+    cell_kinds: int,
+    num_actions: int,
+    window: int | None = None,
+    rows: tuple[str, int] | None = None,
+) -> dict[str, Any]:
     """Where a game's observation keeps what the `board` network reads, as plain data.
 
     `planes`: segments shaped (side, side) or (channels, side, side); `rows`: (segment, first action) of a
@@ -63,27 +71,46 @@ def board_structure(layout, side: int, planes: list[str], cell_base: int, cell_k
     if rows is not None:
         name, first = rows
         count, features = layout.block(np.zeros(layout.size), name).shape
-        structure["rows"] = {"offset": layout.slice(name).start, "first_action": first, "count": count, "features": features}
+        structure["rows"] = {
+            "offset": layout.slice(name).start,
+            "first_action": first,
+            "count": count,
+            "features": features,
+        }
     return structure
 
 
 def chromino_structure(table) -> dict[str, Any]:
     """Chromino: colour, legal-cell and contact planes; "lay on cell c" per cell; a row per choose action."""
     game, layout = table.game, table.observer.layout
-    planes = ["board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts"] + (["open_ends"] if game.junior else [])
-    return board_structure(layout, game.grid_size, planes, game.actions.place_base, 1, game.num_actions,
-                           window=CHROMINO_WINDOW, rows=("choices", 0))
+    planes = ["board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts"] + (
+        ["open_ends"] if game.junior else []
+    )
+    return board_structure(
+        layout,
+        game.grid_size,
+        planes,
+        game.actions.place_base,
+        1,
+        game.num_actions,
+        window=CHROMINO_WINDOW,
+        rows=("choices", 0),
+    )
 
 
 def kings_cribbage_structure(table) -> dict[str, Any]:
     """Kings Cribbage, `action_mode="tiles"`: rank, colour and pending planes; "place face f on cell c"."""
     game, layout = table.game, table.observer.layout
     if game.action_mode != "tiles":
-        raise ValueError(f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
-                         f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'moves'")
+        raise ValueError(
+            f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
+            f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'moves'"
+        )
     from tabletop.envs.kings_cribbage.tiles import NUM_FACES
 
-    return board_structure(layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions)
+    return board_structure(
+        layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions
+    )
 
 
 STRUCTURES = {"chromino_v1": chromino_structure, "kings_cribbage_v0": kings_cribbage_structure}
@@ -105,7 +132,9 @@ class _Block(nn.Module):
 class BoardExtractor(nn.Module):
     """SB3's `mlp_extractor` slot: flat observation -> (one logit per action, value latent)."""
 
-    def __init__(self, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]):
+    def __init__(
+        self, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]
+    ):
         super().__init__()
         s = structure
         self.side, self.window, self.planes = s["side"], s["window"], [tuple(p) for p in s["planes"]]
@@ -180,7 +209,9 @@ class BoardExtractor(nn.Module):
         planes, globals_, index = self._inputs(features)
         return self._actor(features, planes, globals_, index), self._critic(planes, globals_)
 
-    def _actor(self, features: torch.Tensor, planes: torch.Tensor, globals_: torch.Tensor, index: torch.Tensor | None) -> torch.Tensor:
+    def _actor(
+        self, features: torch.Tensor, planes: torch.Tensor, globals_: torch.Tensor, index: torch.Tensor | None
+    ) -> torch.Tensor:
         batch = features.shape[0]
         x = planes.reshape(batch, -1, self.window, self.window)
         h = self.blocks(self.act(self.stem(x) + self.global_in(globals_)[:, :, None, None]))
@@ -205,7 +236,9 @@ class BoardExtractor(nn.Module):
         o, n, f = self.rows["offset"], self.rows["count"], self.rows["features"]
         rows = features[:, o : o + n * f].reshape(-1, n, f).double()
         hidden = nn.functional.linear(rows, self.row_in.weight.double(), self.row_in.bias.double())
-        context = nn.functional.linear(pooled.double(), self.row_context.weight.double(), self.row_context.bias.double())
+        context = nn.functional.linear(
+            pooled.double(), self.row_context.weight.double(), self.row_context.bias.double()
+        )
         hidden = self.act(hidden + context.unsqueeze(1))
         logits = nn.functional.linear(hidden, self.row_logit.weight.double(), self.row_logit.bias.double()).squeeze(2)
         return (logits - logits.mean(dim=1, keepdim=True)).float()

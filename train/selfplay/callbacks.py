@@ -29,7 +29,9 @@ class SteadyBar(tqdm):
 
     def __init__(self, *args, window: float = RATE_WINDOW, **kwargs):
         self.window = window
-        self.marks: deque[tuple[float, float]] = deque()  # (time, steps) at each redraw, the oldest just over `window` ago
+        self.marks: deque[tuple[float, float]] = (
+            deque()
+        )  # (time, steps) at each redraw, the oldest just over `window` ago
         super().__init__(*args, **kwargs)
 
     @property

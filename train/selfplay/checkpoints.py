@@ -118,7 +118,11 @@ def read_checkpoint(folder: Path) -> Checkpoint:
         saved = torch.load(pool, weights_only=False)
     except Exception as err:  # a truncated or foreign file fails in many ways; each means "not this one"
         raise ValueError(f"{POOL_FILE} cannot be read ({type(err).__name__}: {err})") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("step"), int) or not isinstance(saved.get("snapshots"), list):
+    if (
+        not isinstance(saved, dict)
+        or not isinstance(saved.get("step"), int)
+        or not isinstance(saved.get("snapshots"), list)
+    ):
         raise ValueError(f"{POOL_FILE} does not hold a step and a list of snapshots")
     named = _NAME.fullmatch(folder.name)
     if named and int(named.group(1)) != saved["step"]:

@@ -24,12 +24,29 @@ HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("batched", "dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
-NETWORK_KINDS = {"mlp": None, "circles": "cromlet_v0", "moves": "kings_cribbage_v0", "roles": "krz_grtn_v1", "board": ("chromino_v1", "kings_cribbage_v0")}  # kind -> the game(s) it reads (None: every game)
-NETWORK_FEATURES = {("board", "chromino_v1"): "lookahead", ("roles", "krz_grtn_v1"): "roles"}  # the feature group a kind reads
+NETWORK_KINDS = {
+    "mlp": None,
+    "circles": "cromlet_v0",
+    "moves": "kings_cribbage_v0",
+    "roles": "krz_grtn_v1",
+    "board": ("chromino_v1", "kings_cribbage_v0"),
+}  # kind -> the game(s) it reads (None: every game)
+NETWORK_FEATURES = {
+    ("board", "chromino_v1"): "lookahead",
+    ("roles", "krz_grtn_v1"): "roles",
+}  # the feature group a kind reads
 SAMPLINGS = ("uniform", "pfsp")
 ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
 # keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
-SB3_ONLY = {"vec_env": None, "warm_start": None, "margin_shaping": 0, "ppo.n_steps": None, "ppo.target_kl": None, "network.kind": "mlp", "opponents.sampling": "uniform"}
+SB3_ONLY = {
+    "vec_env": None,
+    "warm_start": None,
+    "margin_shaping": 0,
+    "ppo.n_steps": None,
+    "ppo.target_kl": None,
+    "network.kind": "mlp",
+    "opponents.sampling": "uniform",
+}
 
 
 def check_learner_seats(learner_seats: str) -> None:
@@ -92,12 +109,33 @@ class NetworkConfig:
     `width` wide, a critic MLP `hidden`; `frozen_role` keeps one role's weights out of PPO's updates
     (train/selfplay/role_network.py)."""
 
-    kind: str = field(default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}"))
-    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"))
-    activation: str = field(default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}"))
-    width: int = field(default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)"))
-    blocks: int = field(default=1, metadata=_check(_non_negative, "an int >= 0 (circles: residual blocks that pool each cromlet and the board; moves: that pool the offered moves)"))
-    frozen_role: str | None = field(default=None, metadata=_check(lambda r: r in ("givers", "x"), "null, givers or x (roles: that role's weights stay as they are while the other role learns)"))
+    kind: str = field(
+        default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}")
+    )
+    hidden: list[int] = field(
+        default_factory=lambda: [256, 256],
+        metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"),
+    )
+    activation: str = field(
+        default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}")
+    )
+    width: int = field(
+        default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)")
+    )
+    blocks: int = field(
+        default=1,
+        metadata=_check(
+            _non_negative,
+            "an int >= 0 (circles: residual blocks that pool each cromlet and the board; moves: that pool the offered moves)",
+        ),
+    )
+    frozen_role: str | None = field(
+        default=None,
+        metadata=_check(
+            lambda r: r in ("givers", "x"),
+            "null, givers or x (roles: that role's weights stay as they are while the other role learns)",
+        ),
+    )
 
 
 @dataclass
@@ -105,10 +143,22 @@ class OpponentConfig:
     """Who fills the other seats. Weight keys: `random`, `heuristics` (all of the game's heuristics,
     sharing the weight), a heuristic's name, or `self` (a uniformly drawn frozen snapshot)."""
 
-    weights: dict[str, float] = field(default_factory=lambda: {SELF: 0.5, HEURISTICS: 0.4, "random": 0.1}, metadata=_check(lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0, "a non-empty mapping to numbers >= 0 with a positive sum"))
+    weights: dict[str, float] = field(
+        default_factory=lambda: {SELF: 0.5, HEURISTICS: 0.4, "random": 0.1},
+        metadata=_check(
+            lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
+            "a non-empty mapping to numbers >= 0 with a positive sum",
+        ),
+    )
     snapshot_every: int = field(default=20_000, metadata=_check(_positive, "an int > 0 (env steps)"))
     max_snapshots: int = field(default=10, metadata=_check(_positive, "an int > 0"))
-    sampling: str = field(default="uniform", metadata=_check(lambda s: s in SAMPLINGS, "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)"))
+    sampling: str = field(
+        default="uniform",
+        metadata=_check(
+            lambda s: s in SAMPLINGS,
+            "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)",
+        ),
+    )
 
 
 @dataclass
@@ -123,7 +173,9 @@ class WarmStartConfig:
     batch_size: int = field(default=512, metadata=_check(_positive, "an int > 0"))
     learning_rate: float = field(default=1e-3, metadata=_check(_positive, "a number > 0"))
     value_coef: float = field(default=1.0, metadata=_check(_non_negative, "a number >= 0"))
-    eval_games: int = field(default=200, metadata=_check(_non_negative, "an int >= 0 (games of the clone against each baseline; 0: none)"))
+    eval_games: int = field(
+        default=200, metadata=_check(_non_negative, "an int >= 0 (games of the clone against each baseline; 0: none)")
+    )
 
 
 @dataclass
@@ -139,11 +191,23 @@ class VecEnvConfig:
 class RLlibConfig:
     """`backend: rllib` (train/rllib/): who samples, how much per iteration, and the size of a local Ray."""
 
-    num_env_runners: int = field(default=0, metadata=_check(_non_negative, "an int >= 0 (sampling processes besides the driver; 0: the driver samples)"))
-    num_envs_per_env_runner: int = field(default=8, metadata=_check(_positive, "an int > 0 (games each sampler steps together)"))
-    train_batch_size: int = field(default=4096, metadata=_check(_positive, "an int > 0 (env steps per training iteration)"))
-    num_cpus: int = field(default=2, metadata=_check(_positive, "an int > 0 (CPUs of a local Ray; ignored when joining a cluster)"))
-    object_store_mb: int = field(default=200, metadata=_check(lambda m: m >= 80, "an int >= 80 (MiB of object store of a local Ray; Ray's minimum is 75)"))
+    num_env_runners: int = field(
+        default=0,
+        metadata=_check(_non_negative, "an int >= 0 (sampling processes besides the driver; 0: the driver samples)"),
+    )
+    num_envs_per_env_runner: int = field(
+        default=8, metadata=_check(_positive, "an int > 0 (games each sampler steps together)")
+    )
+    train_batch_size: int = field(
+        default=4096, metadata=_check(_positive, "an int > 0 (env steps per training iteration)")
+    )
+    num_cpus: int = field(
+        default=2, metadata=_check(_positive, "an int > 0 (CPUs of a local Ray; ignored when joining a cluster)")
+    )
+    object_store_mb: int = field(
+        default=200,
+        metadata=_check(lambda m: m >= 80, "an int >= 80 (MiB of object store of a local Ray; Ray's minimum is 75)"),
+    )
 
 
 @dataclass
@@ -164,14 +228,37 @@ class TrainConfig:
     env_id: str = field(metadata=_check(lambda e: e in envs.ENV_IDS, f"one of {', '.join(envs.ENV_IDS)}"))
     total_steps: int = field(metadata=_check(_positive, "an int > 0 (learner env steps)"))
     seed: int = field(default=0, metadata=_check(_non_negative, "an int >= 0"))
-    torch_threads: int = field(default=1, metadata=_check(_positive, "an int > 0 (1 is fastest for small nets on a busy machine)"))
+    torch_threads: int = field(
+        default=1, metadata=_check(_positive, "an int > 0 (1 is fastest for small nets on a busy machine)")
+    )
     env_kwargs: dict[str, Any] = field(default_factory=dict)
-    backend: str = field(default="sb3", metadata=_check(lambda b: b in ALGORITHMS, "sb3 (MaskablePPO in this process) or rllib (Ray RLlib, locally or on a cluster)"))
-    algorithm: str = field(default="ppo", metadata=_check(lambda a: a in ALGORITHMS["rllib"], "ppo, or appo with backend: rllib"))
-    ray_address: str | None = field(default=None, metadata=_check(lambda a: bool(a.strip()), "null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001"))
+    backend: str = field(
+        default="sb3",
+        metadata=_check(
+            lambda b: b in ALGORITHMS, "sb3 (MaskablePPO in this process) or rllib (Ray RLlib, locally or on a cluster)"
+        ),
+    )
+    algorithm: str = field(
+        default="ppo", metadata=_check(lambda a: a in ALGORITHMS["rllib"], "ppo, or appo with backend: rllib")
+    )
+    ray_address: str | None = field(
+        default=None,
+        metadata=_check(
+            lambda a: bool(a.strip()),
+            "null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001",
+        ),
+    )
     rllib: RLlibConfig | None = None
-    learner_seats: str = field(default="one", metadata=_check(lambda s: s in LEARNER_SEATS, "one (competitive: the learner takes one rotating seat) or all (cooperative: one shared policy plays every seat)"))
-    margin_shaping: float = field(default=0.0, metadata=_check(_non_negative, "a number >= 0 (0: the env's reward only)"))
+    learner_seats: str = field(
+        default="one",
+        metadata=_check(
+            lambda s: s in LEARNER_SEATS,
+            "one (competitive: the learner takes one rotating seat) or all (cooperative: one shared policy plays every seat)",
+        ),
+    )
+    margin_shaping: float = field(
+        default=0.0, metadata=_check(_non_negative, "a number >= 0 (0: the env's reward only)")
+    )
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     warm_start: WarmStartConfig | None = None
@@ -212,7 +299,9 @@ def parse_config(data: Any, source: str = "config") -> TrainConfig:
 
 def _build(cls, data: Any, prefix: str, source: str):
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: {prefix.rstrip('.') or 'the document'} must be a mapping, got {type(data).__name__}")
+        raise ConfigError(
+            f"{source}: {prefix.rstrip('.') or 'the document'} must be a mapping, got {type(data).__name__}"
+        )
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
@@ -282,11 +371,15 @@ def _given(data: dict, dotted: str) -> Any:
 def _check_backend(config: TrainConfig, data: dict, source: str) -> None:
     """Each backend reads its own keys: a key the chosen backend would ignore is an error, not a no-op."""
     if config.algorithm not in ALGORITHMS[config.backend]:
-        raise ConfigError(f"{source}: algorithm={config.algorithm!r} is not run by backend {config.backend}; allowed: {', '.join(ALGORITHMS[config.backend])}")
+        raise ConfigError(
+            f"{source}: algorithm={config.algorithm!r} is not run by backend {config.backend}; allowed: {', '.join(ALGORITHMS[config.backend])}"
+        )
     if config.backend == "sb3":
         for key in ("rllib", "ray_address"):
             if data.get(key) is not None:
-                raise ConfigError(f"{source}: {key} is read by backend: rllib only; this config trains with backend: sb3")
+                raise ConfigError(
+                    f"{source}: {key} is read by backend: rllib only; this config trains with backend: sb3"
+                )
         return
     for dotted, unused in SB3_ONLY.items():
         given = _given(data, dotted)
@@ -321,24 +414,32 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
     needs = (needs,) if isinstance(needs, str) else needs
     current = config.env.current_id
     if needs is not None and current not in needs:
-        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'")
+        raise ConfigError(
+            f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'"
+        )
     group = NETWORK_FEATURES.get((config.network.kind, current))
     if group is not None and group not in config.env.definition.observer_options(config.env_kwargs)["features"]:
-        raise ConfigError(f"{source}: network.kind={config.network.kind!r} reads {current}'s {group!r} feature group; "
-                          f"add features: [{group}] to env_kwargs")
+        raise ConfigError(
+            f"{source}: network.kind={config.network.kind!r} reads {current}'s {group!r} feature group; "
+            f"add features: [{group}] to env_kwargs"
+        )
     if config.network.kind == "moves" and config.env_kwargs.get("action_mode") != "moves":
-        raise ConfigError(f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs")
+        raise ConfigError(
+            f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs"
+        )
     if config.network.frozen_role is not None and config.network.kind != "roles":
-        raise ConfigError(f"{source}: network.frozen_role freezes one role of the roles network; this config has network.kind={config.network.kind!r}")
+        raise ConfigError(
+            f"{source}: network.frozen_role freezes one role of the roles network; this config has network.kind={config.network.kind!r}"
+        )
     if config.warm_start is not None:
         names = agent_names(config.env_id)
-        for key, name in [("teacher", config.warm_start.teacher)] + [(f"opponents[{i}]", o) for i, o in enumerate(config.warm_start.opponents)]:
+        for key, name in [("teacher", config.warm_start.teacher)] + [
+            (f"opponents[{i}]", o) for i, o in enumerate(config.warm_start.opponents)
+        ]:
             if name not in names:
                 raise ConfigError(f"{source}: unknown agent warm_start.{key}={name!r}; allowed: {', '.join(names)}")
     if config.learner_seats == "one" and game.num_players > 1:
         allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:
             if name not in allowed:
-                raise ConfigError(
-                    f"{source}: unknown opponent opponents.weights.{name}; allowed: {', '.join(allowed)}"
-                )
+                raise ConfigError(f"{source}: unknown opponent opponents.weights.{name}; allowed: {', '.join(allowed)}")

@@ -54,7 +54,9 @@ class Decisions:
         return self._rows(slice(0, cut)), self._rows(slice(cut, len(self)))
 
     def _rows(self, rows: slice) -> "Decisions":
-        return Decisions(self.observations[rows], self.masks[rows], self.best[rows], self.returns[rows], self.game[rows])
+        return Decisions(
+            self.observations[rows], self.masks[rows], self.best[rows], self.returns[rows], self.game[rows]
+        )
 
 
 def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int) -> Decisions:
@@ -80,7 +82,11 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
             view = state.view(seat)
             if seat in taught:
                 tied = teach.best_actions(mask, view) if hasattr(teach, "best_actions") else None
-                action = int(tied[teach.rng.integers(tied.size)]) if tied is not None else teach.act(observer.encode(state, seat), mask, view)
+                action = (
+                    int(tied[teach.rng.integers(tied.size)])
+                    if tied is not None
+                    else teach.act(observer.encode(state, seat), mask, view)
+                )
                 rows[seat].append(len(returns) + len(observations))
                 game_of.append(g)
                 observations.append(observer.encode(state, seat).astype(np.float16))
@@ -178,13 +184,17 @@ def fit(
             best_mse, best_epoch = mse, epoch + 1
             best_critic = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(CRITIC)}
         if log is not None:
-            log(f"epoch {epoch + 1}/{epochs}: cross-entropy {loss_sum / batches:.4f}, held-out in-tie accuracy {accuracy:.4f}, value mse {mse:.4f}")
+            log(
+                f"epoch {epoch + 1}/{epochs}: cross-entropy {loss_sum / batches:.4f}, held-out in-tie accuracy {accuracy:.4f}, value mse {mse:.4f}"
+            )
     policy.set_training_mode(False)
     if best_critic is not None:
         policy.load_state_dict(best_critic, strict=False)
     accuracy, mse = evaluate_clone(policy, test)
     zero = float(np.mean(test.returns.astype(np.float64) ** 2)) if len(test) else 0.0
-    return FitResult(epochs, len(train), loss_sum / max(1, batches), accuracy, mse, zero, best_epoch, time.process_time() - started)
+    return FitResult(
+        epochs, len(train), loss_sum / max(1, batches), accuracy, mse, zero, best_epoch, time.process_time() - started
+    )
 
 
 def evaluate_clone(policy, data: Decisions, batch_size: int = 2048) -> tuple[float, float]:
@@ -216,7 +226,14 @@ def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = T
     ws = config.warm_start
     log = print if progress else None
     began = time.process_time()
-    data = collect(config.env, ws.teacher, ws.opponents or [ws.teacher], ws.games, config.ppo.gamma, seed=config.seed + WARM_SEED_OFFSET)
+    data = collect(
+        config.env,
+        ws.teacher,
+        ws.opponents or [ws.teacher],
+        ws.games,
+        config.ppo.gamma,
+        seed=config.seed + WARM_SEED_OFFSET,
+    )
     collected = time.process_time() - began
     if log:
         log(f"warm start: {len(data)} decisions of {ws.teacher} in {ws.games} games ({collected:.0f} CPU s)")

@@ -12,7 +12,19 @@ from pathlib import Path
 from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
 
 STEP_COLUMN = "time/total_timesteps"
-EVAL_COLUMNS = ["step", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high", "opponent_win_rate", "mean_score"]
+EVAL_COLUMNS = [
+    "step",
+    "opponent",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "opponent_win_rate",
+    "mean_score",
+]
 
 
 def _rows_up_to(path: Path, column: str, step: int) -> tuple[list[str], list[dict]]:
@@ -42,7 +54,9 @@ class ResumableCSV(CSVOutputFormat):
 def make_logger(log_dir: Path, step: int) -> Logger:
     """CSV (`progress.csv`) and TensorBoard output in `log_dir`, continuing from `step`."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    return Logger(str(log_dir), [ResumableCSV(log_dir / "progress.csv", step), TensorBoardOutputFormat(str(log_dir / "tb"))])
+    return Logger(
+        str(log_dir), [ResumableCSV(log_dir / "progress.csv", step), TensorBoardOutputFormat(str(log_dir / "tb"))]
+    )
 
 
 class EvalLog:

@@ -90,7 +90,15 @@ class MoveExtractor(nn.Module):
     The actor's output already is one logit per action, offered moves first and then the exchanges (the
     action layout of moves mode), so the policy's `action_net` is the identity."""
 
-    def __init__(self, features: int, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]):
+    def __init__(
+        self,
+        features: int,
+        structure: dict[str, Any],
+        width: int,
+        blocks: int,
+        critic: list[int],
+        activation: type[nn.Module],
+    ):
         super().__init__()
         s = structure
         self.s = dict(s)
@@ -100,8 +108,10 @@ class MoveExtractor(nn.Module):
         num_globals = len(s["global_index"])
         # context: the seat's numbers and the board
         self.board = nn.Sequential(
-            nn.Conv2d(channels, BOARD_CHANNELS, 3, padding=1), activation(),
-            nn.Conv2d(BOARD_CHANNELS, BOARD_CHANNELS, 3, padding=1), activation(),
+            nn.Conv2d(channels, BOARD_CHANNELS, 3, padding=1),
+            activation(),
+            nn.Conv2d(BOARD_CHANNELS, BOARD_CHANNELS, 3, padding=1),
+            activation(),
         )
         self.context = nn.Sequential(nn.Linear(num_globals + 2 * BOARD_CHANNELS, width), activation())
         # moves
@@ -159,8 +169,10 @@ class MoveExtractor(nn.Module):
         index = cell.reshape(batch, 1, k * hand).expand(batch, BOARD_CHANNELS, k * hand)
         around = torch.gather(board, 2, index).reshape(batch, BOARD_CHANNELS, k, hand)
         around = (around * tile.unsqueeze(1)).sum(dim=3) / tile.sum(dim=2).clamp(min=1).unsqueeze(1)
-        h = self.act(self.move_in(torch.cat([moves, around.transpose(1, 2)], dim=2)) + self.move_context(context).unsqueeze(1))
-        real = (moves[:, :, self.s["tiles_column"] : self.s["tiles_column"] + 1] > 0)  # [batch, K, 1]
+        h = self.act(
+            self.move_in(torch.cat([moves, around.transpose(1, 2)], dim=2)) + self.move_context(context).unsqueeze(1)
+        )
+        real = moves[:, :, self.s["tiles_column"] : self.s["tiles_column"] + 1] > 0  # [batch, K, 1]
         for block in self.blocks:
             h = block(h, real)
         move_logits = self.move_logit(h).squeeze(2)
@@ -184,4 +196,6 @@ class MovePolicy(StructuredPolicy):
     """MaskableActorCriticPolicy with the `moves` network in its `mlp_extractor` slot."""
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = MoveExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
+        self.mlp_extractor = MoveExtractor(
+            self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn
+        )

@@ -63,7 +63,9 @@ def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableA
     if network.kind == "mlp":
         return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
     if network.kind == "roles":
-        return RolePolicy, role_policy_kwargs(env, network.width, network.hidden, ACTIVATIONS[network.activation], network.frozen_role)
+        return RolePolicy, role_policy_kwargs(
+            env, network.width, network.hidden, ACTIVATIONS[network.activation], network.frozen_role
+        )
     structured = {
         "circles": (CirclePolicy, lambda table: cromlet_structure(table.observer.layout)),
         "moves": (MovePolicy, lambda table: move_structure(table.observer.layout, table.game.board_size)),
@@ -95,7 +97,9 @@ class _Block(nn.Module):
 class EntityEncoder(nn.Module):
     """[batch, entities, channels] + [batch, globals] -> [batch, entities, width], weights shared by every entity."""
 
-    def __init__(self, channels: int, num_globals: int, group_of: list[int], width: int, blocks: int, activation: type[nn.Module]):
+    def __init__(
+        self, channels: int, num_globals: int, group_of: list[int], width: int, blocks: int, activation: type[nn.Module]
+    ):
         super().__init__()
         group_of_t = torch.as_tensor(group_of, dtype=torch.long)
         groups = int(group_of_t.max()) + 1
@@ -125,7 +129,15 @@ class CircleExtractor(nn.Module):
 
     The actor's output already is one logit per action (the policy's `action_net` is the identity)."""
 
-    def __init__(self, features: int, structure: dict[str, Any], width: int, blocks: int, critic: list[int], activation: type[nn.Module]):
+    def __init__(
+        self,
+        features: int,
+        structure: dict[str, Any],
+        width: int,
+        blocks: int,
+        critic: list[int],
+        activation: type[nn.Module],
+    ):
         super().__init__()
         s = structure
         self.offset, self.entities, self.channels = s["entity_offset"], s["entities"], s["channels"]
@@ -134,7 +146,9 @@ class CircleExtractor(nn.Module):
         num_globals, pooled_size = len(s["global_index"]), 2 * width + len(s["global_index"])
         self.actor = EntityEncoder(self.channels, num_globals, s["group_of"], width, blocks, activation)
         self.entity_logits = nn.Linear(width, self.entity_actions)
-        self.extra_logits = nn.Sequential(nn.Linear(pooled_size, width), activation(), nn.Linear(width, s["extra_actions"]))
+        self.extra_logits = nn.Sequential(
+            nn.Linear(pooled_size, width), activation(), nn.Linear(width, s["extra_actions"])
+        )
         sizes = [features, *critic]
         self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
         self.latent_dim_pi = self.entity_actions * self.entities + s["extra_actions"]
@@ -165,4 +179,6 @@ class CirclePolicy(StructuredPolicy):
     """MaskableActorCriticPolicy with the `circles` network in its `mlp_extractor` slot."""
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = CircleExtractor(self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn)
+        self.mlp_extractor = CircleExtractor(
+            self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn
+        )

@@ -31,7 +31,9 @@ def learning_curve(eval_csv: Path, progress_csv: Path, out: Path, title: str) ->
         top.legend(loc="lower right", fontsize=8)
     progress = [r for r in read_csv(progress_csv) if r.get("rollout/ep_rew_mean")]
     if progress:
-        bottom.plot([float(r[STEP_COLUMN]) for r in progress], [float(r["rollout/ep_rew_mean"]) for r in progress], lw=1)
+        bottom.plot(
+            [float(r[STEP_COLUMN]) for r in progress], [float(r["rollout/ep_rew_mean"]) for r in progress], lw=1
+        )
     bottom.set_ylabel("mean episode reward")
     bottom.set_xlabel("learner env steps")
     fig.tight_layout()

@@ -46,10 +46,25 @@ class StructuredPolicy(HeadedPolicy):
     `blocks`, beside a `critic` MLP: the `circles`, `board` and `moves` kinds, which differ only in the
     network their `_build_mlp_extractor` builds. The four arguments are saved with the policy."""
 
-    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int, blocks: int,
-                 critic: tuple[int, ...], **kwargs):
+    def __init__(
+        self,
+        observation_space,
+        action_space,
+        lr_schedule,
+        structure: dict,
+        width: int,
+        blocks: int,
+        critic: tuple[int, ...],
+        **kwargs,
+    ):
         self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _get_constructor_parameters(self) -> dict:
-        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "blocks": self.blocks, "critic": self.critic}
+        return {
+            **super()._get_constructor_parameters(),
+            "structure": self.structure,
+            "width": self.width,
+            "blocks": self.blocks,
+            "critic": self.critic,
+        }

@@ -46,8 +46,14 @@ def krz_structure(env: EnvSpec) -> dict[str, Any]:
         "candidates": blocks["pair_match"][0],
         "clues": blocks["pair_match"][1],
         "pair_facts": blocks["pair_match"][2],
-        "actions": {"vote": act.VOTE_NO, "add": act.ADD_TILE, "finish": act.FINISH_CLUE, "return": act.RETURN_LETTER,
-                    "guess": act.GUESS, "total": game.num_actions},
+        "actions": {
+            "vote": act.VOTE_NO,
+            "add": act.ADD_TILE,
+            "finish": act.FINISH_CLUE,
+            "return": act.RETURN_LETTER,
+            "guess": act.GUESS,
+            "total": game.num_actions,
+        },
     }
 
 
@@ -63,12 +69,20 @@ def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
 class RoleExtractor(nn.Module):
     """SB3's `mlp_extractor` slot: flat observation -> (one logit per action, value latent)."""
 
-    def __init__(self, features: int, structure: dict[str, Any], width: int, critic: list[int], activation: type[nn.Module]):
+    def __init__(
+        self, features: int, structure: dict[str, Any], width: int, critic: list[int], activation: type[nn.Module]
+    ):
         super().__init__()
         s = structure
         self.structure = s
         a = s["actions"]  # forward_actor lays its logits out in the game's order (envs/krz_grtn/actions.py)
-        if (a["vote"], a["add"], a["finish"], a["return"], a["guess"]) != (0, 2, 2 + s["tile_kinds"], 3 + s["tile_kinds"], 2 + 2 * s["tile_kinds"]):
+        if (a["vote"], a["add"], a["finish"], a["return"], a["guess"]) != (
+            0,
+            2,
+            2 + s["tile_kinds"],
+            3 + s["tile_kinds"],
+            2 + 2 * s["tile_kinds"],
+        ):
             raise ValueError(f"the roles network does not know this KRZ GRTN action layout: {a}")
         g, w = s["globals"], width
         self.context = nn.Sequential(nn.Linear(g, w), activation())
@@ -85,8 +99,11 @@ class RoleExtractor(nn.Module):
 
     def _size(self, name: str) -> int:
         s = self.structure
-        return {"role_globals": s["globals"], "letter_facts": s["tile_kinds"] * s["letter_facts"],
-                "pair_match": s["candidates"] * s["clues"] * s["pair_facts"]}[name]
+        return {
+            "role_globals": s["globals"],
+            "letter_facts": s["tile_kinds"] * s["letter_facts"],
+            "pair_match": s["candidates"] * s["clues"] * s["pair_facts"],
+        }[name]
 
     def _segment(self, features: torch.Tensor, name: str, *shape: int) -> torch.Tensor:
         start = self.structure["offsets"][name]
@@ -130,13 +147,29 @@ class RoleExtractor(nn.Module):
 class RolePolicy(HeadedPolicy):
     """MaskableActorCriticPolicy with the `roles` network in its `mlp_extractor` slot."""
 
-    def __init__(self, observation_space, action_space, lr_schedule, structure: dict, width: int = 32,
-                 critic: tuple[int, ...] = (256, 256), frozen_role: str | None = None, **kwargs):
-        self.structure, self.width, self.critic, self.frozen_role = structure, width, list(critic), frozen_role  # read by _build
+    def __init__(
+        self,
+        observation_space,
+        action_space,
+        lr_schedule,
+        structure: dict,
+        width: int = 32,
+        critic: tuple[int, ...] = (256, 256),
+        frozen_role: str | None = None,
+        **kwargs,
+    ):
+        self.structure, self.width, self.critic, self.frozen_role = (
+            structure,
+            width,
+            list(critic),
+            frozen_role,
+        )  # read by _build
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = RoleExtractor(self.features_dim, self.structure, self.width, self.critic, self.activation_fn)
+        self.mlp_extractor = RoleExtractor(
+            self.features_dim, self.structure, self.width, self.critic, self.activation_fn
+        )
 
     def trained_parameters(self) -> list[nn.Parameter]:
         """PPO's optimiser leaves a frozen role as the warm start made it (the warm start's own optimiser fits all)."""
@@ -144,8 +177,13 @@ class RolePolicy(HeadedPolicy):
         return [w for name, w in self.named_parameters() if not (frozen and name.startswith(frozen))]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "structure": self.structure, "width": self.width, "critic": self.critic,
-                "frozen_role": self.frozen_role}
+        return {
+            **super()._get_constructor_parameters(),
+            "structure": self.structure,
+            "width": self.width,
+            "critic": self.critic,
+            "frozen_role": self.frozen_role,
+        }
 
     def retarget(self, env: EnvSpec) -> "RolePolicy":
         """This policy's actor for another configuration of the game (another player count): no weight
@@ -156,13 +194,23 @@ class RolePolicy(HeadedPolicy):
         kwargs = {**self._get_constructor_parameters(), "structure": krz_structure(env)}
         for key in ("observation_space", "action_space", "lr_schedule", "use_sde"):
             kwargs.pop(key, None)
-        target = build_policy(table.observation_space("player_0")["observation"], table.action_space("player_0"), kwargs, RolePolicy)
+        target = build_policy(
+            table.observation_space("player_0")["observation"], table.action_space("player_0"), kwargs, RolePolicy
+        )
         transfer_actor(self, target)
         return target
 
 
-def role_policy_kwargs(env: EnvSpec, width: int, critic: list[int], activation: type[nn.Module], frozen_role: str | None = None) -> dict[str, Any]:
-    return {"structure": krz_structure(env), "width": width, "critic": list(critic), "activation_fn": activation, "frozen_role": frozen_role}
+def role_policy_kwargs(
+    env: EnvSpec, width: int, critic: list[int], activation: type[nn.Module], frozen_role: str | None = None
+) -> dict[str, Any]:
+    return {
+        "structure": krz_structure(env),
+        "width": width,
+        "critic": list(critic),
+        "activation_fn": activation,
+        "frozen_role": frozen_role,
+    }
 
 
 def transfer_actor(source: RolePolicy, target: RolePolicy) -> None:

@@ -91,7 +91,9 @@ def with_games(config: TrainConfig, games: int) -> TrainConfig:
     """`config` with `games` games per rollout and `ppo.n_steps` scaled to keep the rollout size."""
     rollout = config.ppo.n_steps * config.vec_env.num_envs
     if games < 1 or rollout % games:
-        raise ValueError(f"the rollout of {rollout} steps (ppo.n_steps * vec_env.num_envs) does not split into {games} games")
+        raise ValueError(
+            f"the rollout of {rollout} steps (ppo.n_steps * vec_env.num_envs) does not split into {games} games"
+        )
     return dataclasses.replace(
         config,
         vec_env=dataclasses.replace(config.vec_env, num_envs=games),
@@ -99,13 +101,21 @@ def with_games(config: TrainConfig, games: int) -> TrainConfig:
     )
 
 
-def compare_paths(config: TrainConfig, steps: int, rounds: int = 2, batched_games: int | None = None,
-                  old_config: TrainConfig | None = None) -> list[PathSpeed]:
+def compare_paths(
+    config: TrainConfig,
+    steps: int,
+    rounds: int = 2,
+    batched_games: int | None = None,
+    old_config: TrainConfig | None = None,
+) -> list[PathSpeed]:
     """Every path, `rounds` times in turn, `steps` learner steps each time; the totals per path. The old
     path trains `old_config` when given (the same game: say, the flat MLP the new network replaces)."""
     if steps < 1 or rounds < 1:
         raise ValueError(f"steps and rounds must be at least 1, got steps={steps}, rounds={rounds}")
-    if old_config is not None and (old_config.env.env_id, old_config.env.resolved()) != (config.env.env_id, config.env.resolved()):
+    if old_config is not None and (old_config.env.env_id, old_config.env.resolved()) != (
+        config.env.env_id,
+        config.env.resolved(),
+    ):
         raise ValueError(f"the old config plays {old_config.env}, the config {config.env}: compare one game")
     configs = {kind: config for kind in PATHS}
     if old_config is not None:

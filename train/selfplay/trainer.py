@@ -32,7 +32,11 @@ from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 from tabletop.train.selfplay.batched import BatchedSelfPlayEnv
 from tabletop.train.selfplay.callbacks import SelfPlayCallback
 from tabletop.train.selfplay.checkpoints import (
-    TrainingInterrupted, latest_checkpoint, newest_checkpoint, save_model, write_checkpoint,
+    TrainingInterrupted,
+    latest_checkpoint,
+    newest_checkpoint,
+    save_model,
+    write_checkpoint,
 )
 from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
 from tabletop.train.selfplay.logs import EvalLog, make_logger
@@ -237,7 +241,9 @@ def train(
         if checkpoint is None:
             model = new_model(config, run.vec_env)
             if config.warm_start is not None:  # the clone is also the first snapshot
-                warm_rows, warm_eval_cpu = warm_start(model.policy, config, run_dir, config.seed + EVAL_SEED_OFFSET, progress)
+                warm_rows, warm_eval_cpu = warm_start(
+                    model.policy, config, run_dir, config.seed + EVAL_SEED_OFFSET, progress
+                )
             run.add_snapshot(model, "step_000000000")  # self-play needs an opponent from the first game
         else:
             model = MaskablePPO.load(checkpoint.model, env=run.vec_env, device="cpu")
@@ -267,7 +273,9 @@ def train(
         final_dir = run_dir / "final"
         final_dir.mkdir(exist_ok=True)
         save_model(model, final_dir / MODEL_FILE)
-        final = run.evaluate(model, model.num_timesteps, config.evaluation.final_games, "final evaluation" if progress else None)
+        final = run.evaluate(
+            model, model.num_timesteps, config.evaluation.final_games, "final evaluation" if progress else None
+        )
         (final_dir / "eval.json").write_text(
             json.dumps(
                 {
@@ -275,13 +283,18 @@ def train(
                     "steps": model.num_timesteps,
                     "learner_seats": config.learner_seats,
                     "steps_per_second": steps_done / train_seconds if train_seconds > 0 else None,
-                "train_cpu_seconds": cpu_seconds,
+                    "train_cpu_seconds": cpu_seconds,
                     "results": [m.to_dict() for m in final],
                 },
                 indent=2,
             )
         )
-        learning_curve(run_dir / "eval.csv", run_dir / "logs" / "progress.csv", run_dir / "learning_curve.png", f"{config.env_id}: {run_dir.name}")
+        learning_curve(
+            run_dir / "eval.csv",
+            run_dir / "logs" / "progress.csv",
+            run_dir / "learning_curve.png",
+            f"{config.env_id}: {run_dir.name}",
+        )
     except KeyboardInterrupt:
         raise run.interrupted(None) from None
     return TrainResult(run_dir, steps_done, train_seconds, final, cpu_seconds)

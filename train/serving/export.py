@@ -276,10 +276,11 @@ def export_trained(source: str | Path, out: str | Path, env: EnvSpec | None = No
     source_info = {"model": str(model_path)}
     if players is not None and players != env.kwargs.get("num_players"):
         if not hasattr(policy, "retarget"):
-            raise ValueError(f"{model_path} is a {type(policy).__name__}: its weights fit {env} only; "
-                             "--players needs a network kind shared across seats (network.kind: roles)")
+            raise ValueError(
+                f"{model_path} is a {type(policy).__name__}: its weights fit {env} only; "
+                "--players needs a network kind shared across seats (network.kind: roles)"
+            )
         trained, env = env, EnvSpec(env.env_id, {**env.kwargs, "num_players": players})
         policy = policy.retarget(env)
         source_info["trained_for"] = str(trained)
     return export_policy(policy, out, env, source=source_info)
-

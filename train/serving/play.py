@@ -63,12 +63,16 @@ def menu(names: list[str], members: list[int]) -> tuple[str, list[Option]]:
         shared += 1
     by_word = _grouped(members, lambda m: " ".join(words[m][: shared + 1]))
     if len(by_word) <= MENU_LIMIT:
-        return "", [Option(names[ms[0]] if len(ms) == 1 else f"{key} … ({len(ms)} choices)", ms) for key, ms in by_word.items()]
+        return "", [
+            Option(names[ms[0]] if len(ms) == 1 else f"{key} … ({len(ms)} choices)", ms) for key, ms in by_word.items()
+        ]
     rest = {m: " ".join(words[m][shared:]) for m in members}
     by_letter = _grouped(members, lambda m: rest[m][:1])
     if len(by_letter) <= MENU_LIMIT:
         heading = f"{' '.join(first[:shared])} …"
-        return heading, [Option(rest[ms[0]] if len(ms) == 1 else f"{key}… ({len(ms)} choices)", ms) for key, ms in by_letter.items()]
+        return heading, [
+            Option(rest[ms[0]] if len(ms) == 1 else f"{key}… ({len(ms)} choices)", ms) for key, ms in by_letter.items()
+        ]
     return whole
 
 
@@ -87,7 +91,10 @@ def columns(cells: list[str], width: int) -> list[str]:
         cols = [cells[i : i + rows] for i in range(0, len(cells), rows)]
         widths = [max(map(len, col)) for col in cols]
         if sum(widths) + 3 * (len(cols) - 1) <= width:
-            return ["   ".join(col[r].ljust(w) for col, w in zip(cols, widths) if r < len(col)).rstrip() for r in range(rows)]
+            return [
+                "   ".join(col[r].ljust(w) for col, w in zip(cols, widths) if r < len(col)).rstrip()
+                for r in range(rows)
+            ]
     return cells
 
 

@@ -63,7 +63,7 @@ def parse(line: bytes | str) -> Any:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise LineError(f"not UTF-8 text: byte {err.start} is {line[err.start:err.start + 1]!r}") from None
+            raise LineError(f"not UTF-8 text: byte {err.start} is {line[err.start : err.start + 1]!r}") from None
     else:
         text, line = line, line.encode("utf-8", "surrogatepass")
     if _bracket_depth(line) > MAX_DEPTH and (depth := nesting_depth(line)) > MAX_DEPTH:

@@ -40,8 +40,10 @@ FILES_PER_CONNECTION = 3
 """A connection's socket, a file it may be downloading (a static file, a model), and room for the sockets
 being closed to make way for newcomers."""
 DEFAULT_MAX_CONNECTIONS = 1000
-REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-           b"Content-Length: 51\r\nRetry-After: 5\r\n\r\nthis server holds all the connections it can: retry")
+REFUSAL = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+    b"Content-Length: 51\r\nRetry-After: 5\r\n\r\nthis server holds all the connections it can: retry"
+)
 OUT_OF_FILES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -65,14 +67,18 @@ def connection_budget(requested: int | None, files: int) -> int:
     allowed = (files - RESERVED_FILES) // FILES_PER_CONNECTION
     if requested is None:
         if allowed < 1:
-            raise ValueError(f"this process may open only {files} files (ulimit -n): the server needs more than "
-                             f"{RESERVED_FILES + FILES_PER_CONNECTION}")
+            raise ValueError(
+                f"this process may open only {files} files (ulimit -n): the server needs more than "
+                f"{RESERVED_FILES + FILES_PER_CONNECTION}"
+            )
         return min(DEFAULT_MAX_CONNECTIONS, allowed)
     if requested > allowed:
-        raise ValueError(f"--max-connections {requested} needs an open-file limit of at least "
-                         f"{RESERVED_FILES + FILES_PER_CONNECTION * requested} ({FILES_PER_CONNECTION} per connection, "
-                         f"{RESERVED_FILES} for the server); this process may open {files} (ulimit -n): "
-                         f"allow at most {max(allowed, 0)} or raise the limit")
+        raise ValueError(
+            f"--max-connections {requested} needs an open-file limit of at least "
+            f"{RESERVED_FILES + FILES_PER_CONNECTION * requested} ({FILES_PER_CONNECTION} per connection, "
+            f"{RESERVED_FILES} for the server); this process may open {files} (ulimit -n): "
+            f"allow at most {max(allowed, 0)} or raise the limit"
+        )
     return requested
 
 
@@ -240,7 +246,9 @@ def guarded(protocol: type, guard: Guard) -> type:
 def quiet_out_of_files(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """The event loop's error handler: running out of files is one warning line, not a traceback."""
     if context.get("message", "").startswith("socket.accept() out of system resource"):
-        LOG.warning("out of open files (%s): new connections wait a second; lower --max-connections or raise "
-                    "ulimit -n", context.get("exception"))
+        LOG.warning(
+            "out of open files (%s): new connections wait a second; lower --max-connections or raise ulimit -n",
+            context.get("exception"),
+        )
         return
     loop.default_exception_handler(context)

@@ -122,7 +122,8 @@ async def wave(base: str, games: int, game_id: str, opponent: str, seed: int, de
     for i in range(games):
         seats = ["you", opponent]
         answer = await asyncio.to_thread(
-            _post, base + "api/tables", {"game": game_id, "seats": seats, "seed": seed + i, "pace_ms": 0})
+            _post, base + "api/tables", {"game": game_id, "seats": seats, "seed": seed + i, "pace_ms": 0}
+        )
         links.append(answer["link"])
     clients = [play(base, link, 0, seed + i) for i, link in enumerate(links)]
     try:
@@ -135,7 +136,9 @@ def start_server(*flags: str, **popen: Any) -> tuple[subprocess.Popen, str]:
     """`tabletop serve FLAGS` on a free loopback port, in its own process; returns it and its address."""
     server = subprocess.Popen(
         [sys.executable, "-m", "tabletop.train.cli", "serve", "--host", LOOPBACK, "--port", "0", *flags],
-        stdout=subprocess.PIPE, text=True, **popen,
+        stdout=subprocess.PIPE,
+        text=True,
+        **popen,
     )
     line = server.stdout.readline()
     match = re.search(r"http://[\d.]+:\d+/", line)
@@ -151,8 +154,14 @@ def resident_kib(pid: int) -> int:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
 
 
-def run(games: int = 50, waves: int = 2, game_id: str = "cromlet_v0", opponent: str = "greedy", seed: int = 0,
-        deadline: float = 240.0) -> list[Wave]:
+def run(
+    games: int = 50,
+    waves: int = 2,
+    game_id: str = "cromlet_v0",
+    opponent: str = "greedy",
+    seed: int = 0,
+    deadline: float = 240.0,
+) -> list[Wave]:
     """Start a server, play `waves` waves of `games` concurrent games, stop the server."""
     server, base = start_server("--max-tables", str(games), "--tables-per-client", str(games))
     try:
@@ -179,8 +188,8 @@ def report(waves: list[Wave]) -> str:
         lines.append(
             f"wave {i}: {len(w.games)} concurrent games, {w.moves} moves ({sum(g.own_moves for g in w.games)} by the "
             f"clients) in {w.seconds:.1f} s = {w.moves / w.seconds:.0f} moves/s; move answered in "
-            f"p50 {1000 * percentile(latencies, .5):.1f} ms, p95 {1000 * percentile(latencies, .95):.1f} ms, "
-            f"p99 {1000 * percentile(latencies, .99):.1f} ms, max {1000 * max(latencies):.1f} ms; "
+            f"p50 {1000 * percentile(latencies, 0.5):.1f} ms, p95 {1000 * percentile(latencies, 0.95):.1f} ms, "
+            f"p99 {1000 * percentile(latencies, 0.99):.1f} ms, max {1000 * max(latencies):.1f} ms; "
             f"server memory {w.rss_kib / 1024:.1f} MiB"
         )
     return "\n".join(lines)

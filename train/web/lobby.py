@@ -89,8 +89,15 @@ class Lobby:
     offers beyond random, the heuristics and `pretrained` (`tabletop serve --policy onnx:DIR`); nothing
     else on the server's disk can be named by a page."""
 
-    def __init__(self, policies: tuple[str, ...] = (), runtime: bool = False, max_tables: int = 200,
-                 tables_per_client: int | None = None, idle_seconds: float = 600.0, abandon_seconds: float = 3600.0):
+    def __init__(
+        self,
+        policies: tuple[str, ...] = (),
+        runtime: bool = False,
+        max_tables: int = 200,
+        tables_per_client: int | None = None,
+        idle_seconds: float = 600.0,
+        abandon_seconds: float = 3600.0,
+    ):
         self.policies = tuple(policies)
         self.runtime = runtime  # onnxruntime-web is installed: policies may run in pages
         self.max_tables = max_tables
@@ -110,9 +117,13 @@ class Lobby:
         for env_id in ENV_IDS:
             d = definition(env_id)
             params = [
-                {"name": p.name, "default": plain_default(p.default), "doc": p.doc,
-                 "allowed": web_allowed(env_id, p.name) or p.describe_allowed(),
-                 "choices": None if p.choices is None else [plain_default(c) for c in p.choices]}
+                {
+                    "name": p.name,
+                    "default": plain_default(p.default),
+                    "doc": p.doc,
+                    "allowed": web_allowed(env_id, p.name) or p.describe_allowed(),
+                    "choices": None if p.choices is None else [plain_default(c) for c in p.choices],
+                }
                 for p in d.game.parameters
             ]
             out.append({"id": env_id, "summary": d.summary, "parameters": params, "players": self.players(env_id)})
@@ -145,9 +156,12 @@ class Lobby:
         if share is not None and self._held(client) >= share:
             self._drop_finished([h for h, e in self.entries.items() if e.client == client], 1)
             if self._held(client) >= share:
-                raise RequestError(f"you hold {share} tables in play on this server, as many as "
-                                   f"one player may: finish one, or leave it (a table nobody has open ends after "
-                                   f"{self.idle_seconds / 60:g} minutes)", 429)
+                raise RequestError(
+                    f"you hold {share} tables in play on this server, as many as "
+                    f"one player may: finish one, or leave it (a table nobody has open ends after "
+                    f"{self.idle_seconds / 60:g} minutes)",
+                    429,
+                )
         if len(self.entries) + sum(self._building.values()) >= self.max_tables:
             raise RequestError(f"this server holds {self.max_tables} tables in play: try again once one has ended", 503)
         self._building[client] += 1
@@ -180,8 +194,10 @@ class Lobby:
         if seats.count(YOU) > 1:
             raise RequestError("seats: you can take one seat; give the others to a person, an agent or a policy")
         if PERSON in seats and YOU not in seats:
-            raise RequestError("seats: a table with other people needs your seat too (a table without you is "
-                               "watched, and the spectator sees every hand)")
+            raise RequestError(
+                "seats: a table with other people needs your seat too (a table without you is "
+                "watched, and the spectator sees every hand)"
+            )
         rng = np.random.default_rng(seed)
         if position is None:
             state = rules.new_initial_state(rng)
@@ -194,7 +210,7 @@ class Lobby:
         if choice in (YOU, PERSON):
             return Seat(index, HUMAN)
         if choice.startswith(PAGE):
-            folder, options = _page_policy(spec, choice[len(PAGE):])
+            folder, options = _page_policy(spec, choice[len(PAGE) :])
             return Seat(index, choice, policy=folder, observation_options=options)
         try:
             agent = self._agent(spec, choice, None if seed is None else seed + 1 + index)
@@ -223,8 +239,11 @@ class Lobby:
             links[new_token()] = None
         host = next(t for t, v in links.items() if v == (seats.index(YOU) if YOU in seats else None))
         entry = Entry(table, links, host, client)
-        entry.invites = [{"seat": v, "plays": table.seats[v].label(), "link": f"/t/{t}"}
-                         for t, v in links.items() if t != host and v is not None]
+        entry.invites = [
+            {"seat": v, "plays": table.seats[v].label(), "link": f"/t/{t}"}
+            for t, v in links.items()
+            if t != host and v is not None
+        ]
         self.entries[host] = entry
         for token, viewer in links.items():
             self.links[token] = (entry, viewer)
@@ -246,8 +265,11 @@ class Lobby:
 
     def _drop_finished(self, hosts: list[str], count: int) -> None:
         """Drop up to `count` of these tables whose game has ended, the longest finished first."""
-        done = sorted((self.entries[h].table.last_active, h) for h in hosts
-                      if self.entries[h].table.over or self.entries[h].table.failure)
+        done = sorted(
+            (self.entries[h].table.last_active, h)
+            for h in hosts
+            if self.entries[h].table.over or self.entries[h].table.failure
+        )
         for _, host in done[:count]:
             self.drop(host)
 
@@ -280,7 +302,10 @@ def _export_game(policy: str) -> str | None:
 def _ships_pretrained(env_id: str) -> bool:
     for folder in pretrained_folders():
         try:
-            if EnvSpec(json.loads((folder / METADATA_FILE).read_text()).get("env_id")).current_id == EnvSpec(env_id).current_id:
+            if (
+                EnvSpec(json.loads((folder / METADATA_FILE).read_text()).get("env_id")).current_id
+                == EnvSpec(env_id).current_id
+            ):
                 return True
         except (OSError, ValueError):
             continue
@@ -310,15 +335,19 @@ def _page_policy(spec: EnvSpec, choice: str) -> tuple[Path, dict[str, Any]]:
     size = env.observer_for(options).layout.size
     sizes = (meta.get("observation", {}).get("size"), meta.get("actions", {}).get("count"))
     if sizes != (size, env.game.num_actions):
-        raise RequestError(f"seats: {choice} takes {sizes[0]} observation numbers and {sizes[1]} actions; "
-                           f"this configuration has {size} and {env.game.num_actions}")
+        raise RequestError(
+            f"seats: {choice} takes {sizes[0]} observation numbers and {sizes[1]} actions; "
+            f"this configuration has {size} and {env.game.num_actions}"
+        )
     return folder, options
 
 
 def _load_position(rules, position: Any, rng: np.random.Generator):
     """A saved position, validated by the game's own loader; an `InvalidStateError` becomes the answer."""
     if not isinstance(position, dict):
-        raise RequestError(f"position: a saved position is a JSON object (what State.to_json writes), got {type(position).__name__}")
+        raise RequestError(
+            f"position: a saved position is a JSON object (what State.to_json writes), got {type(position).__name__}"
+        )
     try:
         state = rules.state_from_json(position, rng)
     except InvalidStateError as err:
@@ -341,19 +370,22 @@ def _read_request(request: Any) -> tuple[str, dict, list[str], int | None, Any, 
         raise RequestError(f"game: {str(game)[:60]!r} is not a game here; allowed: {', '.join(ENV_IDS)}")
     args = request.get("args", {})
     if not isinstance(args, dict):
-        raise RequestError("args: the game's arguments are a JSON object, e.g. {\"num_players\": 3}")
+        raise RequestError('args: the game\'s arguments are a JSON object, e.g. {"num_players": 3}')
     rules_only = definition(game).game.parameters
     outside = [k for k in args if k not in rules_only]
     if outside:
-        raise RequestError(f"args: {outside[0][:60]!r} is not an argument of {game}'s rules; allowed: "
-                           f"{', '.join(rules_only.names)}")
+        raise RequestError(
+            f"args: {outside[0][:60]!r} is not an argument of {game}'s rules; allowed: {', '.join(rules_only.names)}"
+        )
     seats = request.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-        raise RequestError("seats: a list with one player per seat, e.g. [\"you\", \"greedy\"]")
+        raise RequestError('seats: a list with one player per seat, e.g. ["you", "greedy"]')
     seed = request.get("seed")
     if seed is not None and not (type(seed) is int and 0 <= seed < 2**63):
         raise RequestError("seed: a whole number from 0 to 2**63 - 1, or null for a fresh deal")
     pace = request.get("pace_ms", 600)
     if not (type(pace) is int and 0 <= pace <= MAX_PACE_MS):
-        raise RequestError(f"pace_ms: the pause before each agent move, a whole number of milliseconds from 0 to {MAX_PACE_MS}")
+        raise RequestError(
+            f"pace_ms: the pause before each agent move, a whole number of milliseconds from 0 to {MAX_PACE_MS}"
+        )
     return game, args, seats, seed, request.get("position"), pace

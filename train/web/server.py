@@ -177,17 +177,19 @@ class Server:
         self.runtime = runtime
         self.request_timeout = request_timeout
         self.rooms: dict[str, Room] = {}  # host token -> room
-        self.app = Starlette(routes=[
-            Route("/", self.index),
-            Route("/t/{token}", self.table_page),
-            Route("/api/games", self.games),
-            Route("/api/tables", self.new_table, methods=["POST"]),
-            Route("/api/position/{token}", self.position),
-            Route("/models/{token}/{name}", self.model_file),
-            Route("/vendor/onnxruntime-web/{name}", self.vendor),
-            WebSocketRoute("/ws/{token}", self.socket),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        ])
+        self.app = Starlette(
+            routes=[
+                Route("/", self.index),
+                Route("/t/{token}", self.table_page),
+                Route("/api/games", self.games),
+                Route("/api/tables", self.new_table, methods=["POST"]),
+                Route("/api/position/{token}", self.position),
+                Route("/models/{token}/{name}", self.model_file),
+                Route("/vendor/onnxruntime-web/{name}", self.vendor),
+                WebSocketRoute("/ws/{token}", self.socket),
+                Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            ]
+        )
         self.app.add_middleware(_Headers)
 
     def room(self, entry: Entry) -> Room:
@@ -304,8 +306,13 @@ class Server:
                 if message["type"] == "websocket.disconnect":
                     return
                 if message.get("text") is None:
-                    await conn.send({"type": "error", "message": "this server reads text frames only, each a JSON "
-                                     "message; a binary frame closes the socket"})
+                    await conn.send(
+                        {
+                            "type": "error",
+                            "message": "this server reads text frames only, each a JSON "
+                            "message; a binary frame closes the socket",
+                        }
+                    )
                     await conn.close(1003, "binary frames are not read here")
                     return
                 await self.handle(room, conn, message["text"])
@@ -375,8 +382,10 @@ def _read_message(text: str) -> dict[str, Any]:
     expected = MESSAGES[message["type"]]
     unknown = sorted(set(message) - {"type", *expected})
     if unknown:
-        raise MessageError(f"unknown key {unknown[0][:40]!r} in a {message['type']} message; it takes "
-                           f"{', '.join(expected) or 'nothing else'} (a page's seat is the one its link names)")
+        raise MessageError(
+            f"unknown key {unknown[0][:40]!r} in a {message['type']} message; it takes "
+            f"{', '.join(expected) or 'nothing else'} (a page's seat is the one its link names)"
+        )
     missing = [k for k in expected if k not in message]
     if missing:
         raise MessageError(f"a {message['type']} message needs {missing[0]}: {expected[missing[0]]}")
@@ -457,7 +466,9 @@ class _Headers:
         async def with_headers(message):
             if message["type"] == "http.response.start":
                 message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+                message["headers"] = list(message["headers"]) + [
+                    (k.lower().encode(), v.encode()) for k, v in HEADERS.items()
+                ]
             await send(message)
 
         return await self.app(scope, receive, with_headers)
@@ -478,9 +489,16 @@ def uvicorn_server(app, guard: Guard, log_level: str = "warning"):
     import uvicorn
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    config = uvicorn.Config(app, http=guarded(H11Protocol, guard), ws="websockets-sansio",
-                            ws_max_size=MAX_MESSAGE_BYTES * 4, h11_max_incomplete_event_size=MAX_HEAD_BYTES,
-                            timeout_keep_alive=KEEP_ALIVE, log_level=log_level, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        http=guarded(H11Protocol, guard),
+        ws="websockets-sansio",
+        ws_max_size=MAX_MESSAGE_BYTES * 4,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        timeout_keep_alive=KEEP_ALIVE,
+        log_level=log_level,
+        lifespan="off",
+    )
     return uvicorn.Server(config)
 
 
@@ -491,8 +509,9 @@ async def _serve(runner, sock: socket.socket) -> None:
 
 
 @contextmanager
-def running(server: Server, host: str = "127.0.0.1", max_connections: int = 200,
-            header_timeout: float = REQUEST_TIMEOUT) -> Iterator[str]:
+def running(
+    server: Server, host: str = "127.0.0.1", max_connections: int = 200, header_timeout: float = REQUEST_TIMEOUT
+) -> Iterator[str]:
     """`server` on a free port of `host`, in a background thread (tests, tools); yields its base URL."""
     sock = listener(host, 0, Guard(max_connections, header_timeout))
     runner = uvicorn_server(server.app, sock.guard)
@@ -510,25 +529,41 @@ def running(server: Server, host: str = "127.0.0.1", max_connections: int = 200,
         sock.close()
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, policies: tuple[str, ...] = (), max_tables: int = 200,
-          tables_per_client: int = 5, idle_minutes: float = 10.0, max_connections: int | None = None,
-          request_timeout: float = REQUEST_TIMEOUT, open_browser: bool = False) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    policies: tuple[str, ...] = (),
+    max_tables: int = 200,
+    tables_per_client: int = 5,
+    idle_minutes: float = 10.0,
+    max_connections: int | None = None,
+    request_timeout: float = REQUEST_TIMEOUT,
+    open_browser: bool = False,
+) -> None:
     """Run the server until interrupted; prints its address first. A limit that cannot hold (more connections
     than the open-file limit allows) is a ValueError before anything starts."""
     files = open_file_limit()
     guard = Guard(connection_budget(max_connections, files), request_timeout)
-    lobby = Lobby(check_policies(policies), runtime=runtime_installed(), max_tables=max_tables,
-                  tables_per_client=tables_per_client, idle_seconds=idle_minutes * 60)
+    lobby = Lobby(
+        check_policies(policies),
+        runtime=runtime_installed(),
+        max_tables=max_tables,
+        tables_per_client=tables_per_client,
+        idle_seconds=idle_minutes * 60,
+    )
     server = Server(lobby, request_timeout=request_timeout)
     sock = listener(host, port, guard)
     address = sock.getsockname()
     url = f"http://{'[' + address[0] + ']' if ':' in address[0] else address[0]}:{address[1]}/"
     print(f"tabletop serve: open {url}", flush=True)
     if not lobby.runtime:
-        print("  (policies in the page need onnxruntime-web: npm ci --prefix " f"{HERE}" ")", file=sys.stderr, flush=True)
+        print(f"  (policies in the page need onnxruntime-web: npm ci --prefix {HERE})", file=sys.stderr, flush=True)
     if guard.max_connections < DEFAULT_MAX_CONNECTIONS:
-        print(f"  (at most {guard.max_connections} connections at once: this process may open {files} files)",
-              file=sys.stderr, flush=True)
+        print(
+            f"  (at most {guard.max_connections} connections at once: this process may open {files} files)",
+            file=sys.stderr,
+            flush=True,
+        )
     if open_browser:
         import webbrowser
 

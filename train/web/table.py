@@ -55,7 +55,7 @@ class Seat:
         if self.kind == "human":
             return "a person"
         if self.kind == "page":
-            return f"{self.spec[len(PAGE):]} (in its page)"
+            return f"{self.spec[len(PAGE) :]} (in its page)"
         return self.spec
 
 
@@ -138,7 +138,9 @@ class Table:
             frame["legal"] = [[int(a), state.action_to_string(int(a))] for a in legal]
             if self.seats[viewer].kind == "page":
                 frame["policy"] = {
-                    "observation": self.env.observer_for(self.seats[viewer].observation_options).encode(state, viewer).tolist(),
+                    "observation": self.env.observer_for(self.seats[viewer].observation_options)
+                    .encode(state, viewer)
+                    .tolist(),
                     "mask": state.legal_action_mask().astype(int).tolist(),
                 }
         return frame
@@ -157,13 +159,17 @@ class Table:
         if self.over:
             raise MoveRefused("the game is over")
         if step != len(self.moves):
-            raise MoveRefused(f"this move was made for step {step}, but the table is at step {len(self.moves)}: look again")
+            raise MoveRefused(
+                f"this move was made for step {step}, but the table is at step {len(self.moves)}: look again"
+            )
         if self.state.current_player != seat:
             raise MoveRefused(f"it is not your turn: player_{self.state.current_player} is to move")
         trial = self.state.clone()
         for i, action in enumerate(actions):
             if trial.current_player != seat:
-                raise MoveRefused(f"action {i + 1} of {len(actions)} comes after your turn ended: send one turn at a time")
+                raise MoveRefused(
+                    f"action {i + 1} of {len(actions)} comes after your turn ended: send one turn at a time"
+                )
             if not 0 <= action < self.env.game.num_actions or not trial.legal_action_mask()[action]:
                 raise MoveRefused(f"action {action} is not legal here; your page lists the legal moves")
             trial.apply(action)
