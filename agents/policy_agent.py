@@ -117,7 +117,7 @@ class PolicyAgent:
         self.rng = np.random.default_rng(seed) if sample else None
 
     @classmethod
-    def load(cls, path: str | Path, env: EnvSpec, seed: int | None = None, sample: bool = False) -> "PolicyAgent":
+    def load(cls, path: str | Path, env: EnvSpec, seed: int | None = None, sample: bool = False) -> PolicyAgent:
         """Load a saved model on the CPU and check it fits `env`'s observation and action sizes."""
         from sb3_contrib import MaskablePPO
 

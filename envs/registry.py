@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from pettingzoo import AECEnv
 
@@ -66,7 +67,7 @@ class EnvSpec:
         """Every argument's value, defaults filled in."""
         return self.definition.resolve(self.kwargs)
 
-    def with_kwargs(self, **overrides: Any) -> "EnvSpec":
+    def with_kwargs(self, **overrides: Any) -> EnvSpec:
         return EnvSpec(self.env_id, {**self.kwargs, **overrides})
 
     def make(self, **overrides: Any) -> AECEnv:

@@ -13,10 +13,10 @@ import ast
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tabletop.envs import RETIRED_IDS
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from test_networks import assert_never_masked, untrained_policy
 
 from tabletop.agents import make_agent
 from tabletop.agents.policy_agent import actor_logits
@@ -17,7 +18,6 @@ from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_con
 from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
-from test_networks import assert_never_masked, untrained_policy
 
 REPO = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)

@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 
 from tabletop import envs
-from tabletop.envs import EnvSpec
 from tabletop.agents import make_agent
 from tabletop.agents.chromino import BlockRivals, KeepOptions
+from tabletop.envs import EnvSpec
 from tabletop.envs.chromino.actions import ActionLayout
-from tabletop.envs.chromino.table import Placement
 from tabletop.envs.chromino.observe import ChrominoObserver
 from tabletop.envs.chromino.render import RGB
 from tabletop.envs.chromino.rules import ChrominoGame
+from tabletop.envs.chromino.table import Placement
 from tabletop.envs.chromino_v1 import raw_env
+from tabletop.train.evaluation.tournament import run_tournament
 
 CHROMINO = EnvSpec("chromino_v1")
-from tabletop.train.evaluation.tournament import run_tournament
 
 
 def test_default_configuration_is_the_45_cell_grid():

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from tabletop import envs
-from tabletop.envs import EnvSpec
 from tabletop.agents import make_agent
+from tabletop.envs import EnvSpec
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.observe import CromletObserver
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, CromletGame, decode_action

@@ -9,9 +9,17 @@ import pytest
 
 from tabletop import envs
 from tabletop.envs.core import IllegalActionError, InvalidStateError
-from tabletop.envs.cromlet.rules import CromletGame
 from tabletop.envs.cromlet import board as B
-from tabletop.envs.cromlet.rules import NUM_ACTIONS, PLAY, PLAY_CLAIM, TRADE_ONE, TRADE_TWO, WILD_CLAIM, WILD_PLAY
+from tabletop.envs.cromlet.rules import (
+    NUM_ACTIONS,
+    PLAY,
+    PLAY_CLAIM,
+    TRADE_ONE,
+    TRADE_TWO,
+    WILD_CLAIM,
+    WILD_PLAY,
+    CromletGame,
+)
 
 SCENARIOS = json.loads((Path(__file__).parent / "scenarios" / "cromlet.json").read_text())
 ALL_CARDS = list(B.CIRCLE_NAMES) + ["wild"] * B.NUM_WILDS

@@ -13,10 +13,10 @@ import os
 
 import numpy as np
 import pytest
-
 from oracles import kings_cribbage_rules as rules_oracle
 from oracles.kings_cribbage_movegen import oracle_moves
 from oracles.kings_cribbage_offer import offered_moves as oracle_offer
+
 from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_kings_cribbage_env import _perturbed
+from test_kings_cribbage_oracle import brute_moves
 
 from tabletop.agents import make_agent
 from tabletop.agents.kings_cribbage import ReplyAgent
@@ -25,8 +27,6 @@ from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
 from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame
 from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, kind_of
 from tabletop.train.evaluation.tournament import run_tournament
-from test_kings_cribbage_env import _perturbed
-from test_kings_cribbage_oracle import brute_moves
 
 
 def _moves_game(**config) -> KingsCribbageGame:
@@ -189,7 +189,10 @@ def _expected_row(state, actions: list[int], points: int) -> np.ndarray:
     placed = [divmod(cell, size) for _, cell in laid]
     board |= set(placed)
     lines = _walked_lines(board, placed)
-    inside = lambda r, c: 0 <= r < size and 0 <= c < size
+
+    def inside(r, c):
+        return 0 <= r < size and 0 <= c < size
+
     open_ends = 0
     for line in lines:
         if len(line) < 5:

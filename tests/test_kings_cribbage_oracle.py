@@ -6,7 +6,7 @@ count formulas): every combination of tiles is tried, every line of the finished
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations, combinations_with_replacement, permutations, product
 
 import numpy as np
@@ -19,7 +19,7 @@ from tabletop.envs.kings_cribbage.scoring import HAND_POINTS, INVALID, hand_key,
 FACE_OPTIONS = {6: (6, 9), 9: (9, 6)}  # printed rank -> values it may show
 
 
-@lru_cache(maxsize=None)
+@cache
 def brute_hand(ranks: tuple[int, ...]) -> tuple[int, bool]:
     """(points, every tile contributes) by trying every subset of the tiles."""
     n = len(ranks)
@@ -69,7 +69,10 @@ def brute_moves(values, colours, rack_kinds, size):
     Faces: colour * 15 + j, j = rank - 1, or 13 (6 shown as 9) / 14 (9 shown as 6)."""
     board = {(r, c): (int(values[r][c]), int(colours[r][c])) for r in range(size) for c in range(size) if values[r][c]}
     first = not board
-    empties = lambda cells: all(cell not in board and 0 <= cell[0] < size and 0 <= cell[1] < size for cell in cells)
+
+    def empties(cells):
+        return all(cell not in board and 0 <= cell[0] < size and 0 <= cell[1] < size for cell in cells)
+
     geometries = set()
     for r in range(size):
         for c in range(size):
@@ -137,7 +140,7 @@ def _lines(board, placed, size):
 
 def _score(board, placed, choice, lines, first):
     after = dict(board)
-    for cell, (colour, rank, v) in zip(placed, choice):
+    for cell, (colour, _rank, v) in zip(placed, choice):
         after[cell] = (v, colour)
     total = 0
     for line in lines:

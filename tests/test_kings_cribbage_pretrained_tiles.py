@@ -12,12 +12,13 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="the export extra is not installed: pip install -e '.[export]'")
 
+from test_kings_cribbage_env import _perturbed
+
 from tabletop.agents import make_agent
 from tabletop.agents.kings_cribbage_tiles import MovesPolicyAtTiles, position_from_view, tiles_actions
 from tabletop.agents.registry import pretrained_folder
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.tournament import play_game
-from test_kings_cribbage_env import _perturbed
 
 TILES, MOVES = EnvSpec("kings_cribbage_v0"), EnvSpec("kings_cribbage_v0", {"action_mode": "moves"})
 

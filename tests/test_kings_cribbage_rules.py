@@ -276,7 +276,7 @@ def test_three_rounds_without_a_move_end_the_game():
     state = scenario(NO_MOVE_BOARD, racks=(NO_MOVE_RACK, NO_MOVE_RACK), bag=[kind("l8")])
     g = state.game
     # nobody can move and nobody exchanges: three full rounds (six turns) end the game
-    for turn in range(5):
+    for _ in range(5):
         assert not state.is_terminal()
         state.apply(g.exchange_action)
     assert not state.is_terminal() and state.passes == 5

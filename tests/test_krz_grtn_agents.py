@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from test_krz_grtn_support import load, scenario
 
 from tabletop.agents import make_agent
 from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
@@ -11,7 +12,6 @@ from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
 from tabletop.envs.krz_grtn.rules import RETURN, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
 from tabletop.train.evaluation.tournament import run_tournament
-from test_krz_grtn_support import load, scenario
 
 
 def test_registry_finds_the_heuristic():

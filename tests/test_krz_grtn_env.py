@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from test_krz_grtn_support import load, random_states, scenario
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.rules import KrzGrtnGame
 from tabletop.envs.krz_grtn_v1 import raw_env
-from test_krz_grtn_support import load, random_states, scenario
 
 
 def test_json_keeps_the_generator_so_a_loaded_game_continues_identically():

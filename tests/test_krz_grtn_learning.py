@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from test_networks import untrained_policy
 
 from tabletop.agents import OnnxAgent, RandomAgent, make_agent
 from tabletop.agents.policy_agent import actor_logits, build_policy
@@ -16,15 +17,14 @@ from tabletop.envs.krz_grtn.observe import LETTER_FACTS, PAIR_MATCH, pair_match
 from tabletop.envs.krz_grtn.phases import CLUE, GUESS
 from tabletop.envs.krz_grtn.pictures import concept_id
 from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, NUM_TILE_KINDS
+from tabletop.train.cli import main
 from tabletop.train.evaluation.crossplay import RoleTeam, crossplay
 from tabletop.train.selfplay.config import NetworkConfig, parse_config
 from tabletop.train.selfplay.imitation import collect
 from tabletop.train.selfplay.networks import network_policy
-from tabletop.train.cli import main
 from tabletop.train.selfplay.role_network import ACTOR
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
-from test_networks import untrained_policy
 
 torch.set_num_threads(1)
 ROLES = NetworkConfig(kind="roles", hidden=[16], width=8, activation="relu")

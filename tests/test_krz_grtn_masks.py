@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
+from test_krz_grtn_support import random_states
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.observe import KrzGrtnObserver
 from tabletop.envs.krz_grtn.pictures import NUM_CARDS
 from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import LETTERS, TOTAL_LETTERS
-from test_krz_grtn_support import random_states
 
 
 def brute_force_mask(data: dict, game: KrzGrtnGame) -> np.ndarray:
@@ -93,7 +93,7 @@ def test_fuzz_invariants(n, variant):
 
 
 # --- hidden information ----------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _observer(game: KrzGrtnGame, omniscient: bool) -> KrzGrtnObserver:
     return KrzGrtnObserver(game, omniscient)
 

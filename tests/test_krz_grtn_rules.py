@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_krz_grtn_support import load, scenario
 
 from tabletop.envs.core import IllegalActionError, ParameterError
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, NUM_CARDS
 from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER, RETURN, VOTE, KrzGrtnGame
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, counts_string
-from test_krz_grtn_support import load, scenario
 
 
 def add(ch: str) -> int:

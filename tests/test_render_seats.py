@@ -5,6 +5,11 @@ the facts each game's hidden-information tests redraw, and show the seat's own h
 from __future__ import annotations
 
 import numpy as np
+from test_chromino_env import _hide_differently
+from test_cromlet_env import random_states as cromlet_states
+from test_kings_cribbage_env import _perturbed
+from test_krz_grtn_masks import _lengthen_clue, _swap_letters
+from test_krz_grtn_support import random_states as krz_states
 
 from tabletop.envs import definition
 from tabletop.envs.chromino import tiles as T
@@ -13,11 +18,6 @@ from tabletop.envs.cromlet.rules import CromletGame
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.krz_grtn.rules import CLUE, GUESS, OVER
 from tabletop.envs.krz_grtn.tiles import counts_string
-from test_chromino_env import _hide_differently
-from test_cromlet_env import random_states as cromlet_states
-from test_kings_cribbage_env import _perturbed
-from test_krz_grtn_masks import _lengthen_clue, _swap_letters
-from test_krz_grtn_support import random_states as krz_states
 
 
 def _random_play(game, seed: int, games: int):

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from test_contract import CASES, IDS
 
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.soak import SoakFailure, soak
-from test_contract import CASES, IDS
 
 
 @pytest.mark.parametrize("env_id,config", CASES, ids=IDS)

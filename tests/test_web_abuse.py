@@ -15,12 +15,13 @@ import urllib.request
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
+from test_web_server import http, new_table, receive
+from test_web_server import socket as page_socket
 from websockets.exceptions import ConnectionClosed
 
 from tabletop.train.web import load
 from tabletop.train.web.lobby import Lobby
 from tabletop.train.web.server import MAX_REQUEST_BYTES, Server, running
-from test_web_server import http, new_table, receive, socket as page_socket
 
 HEAD = b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
 PARTIAL = b"GET / HTTP/1.1\r\nHost: x\r\n"

@@ -23,7 +23,7 @@ from math import comb
 import numpy as np
 
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.chromino.actions import CHOOSE, DRAWN, OVER, PLACE
+from tabletop.envs.chromino.actions import OVER, PLACE
 
 
 def fitting_choices(state) -> np.ndarray:

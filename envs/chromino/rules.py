@@ -101,7 +101,7 @@ class ChrominoGame:
         """The parameters, as written into every state's JSON."""
         return dict(self.params)
 
-    def new_initial_state(self, rng: np.random.Generator) -> "ChrominoState":
+    def new_initial_state(self, rng: np.random.Generator) -> ChrominoState:
         start = T.NUM_NORMAL + int(rng.integers(T.NUM_COLOURS))
         bag = [int(t) for t in rng.permutation(T.NUM_TILES) if t != start]
         hands = []
@@ -111,7 +111,7 @@ class ChrominoGame:
         first = int(rng.integers(self.num_players))
         return ChrominoState(self, hands, bag, [start_placement(self.grid_size, start)], first)
 
-    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "ChrominoState":
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> ChrominoState:
         return ChrominoState.from_json(self, data)
 
 
@@ -262,13 +262,13 @@ class ChrominoState:
             f"centred on row {row}, col {col}"
         )
 
-    def resample(self, seat: int, rng: np.random.Generator) -> "ChrominoState":
+    def resample(self, seat: int, rng: np.random.Generator) -> ChrominoState:
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         from tabletop.envs.chromino.resample import resample
 
         return resample(self, seat, rng)
 
-    def clone(self) -> "ChrominoState":
+    def clone(self) -> ChrominoState:
         new = ChrominoState.__new__(ChrominoState)
         new.__dict__.update(self.__dict__)  # tables and caches are immutable: share them
         new.hands = [list(h) for h in self.hands]
@@ -282,7 +282,7 @@ class ChrominoState:
         return saved.write(self)
 
     @classmethod
-    def from_json(cls, game: ChrominoGame, data: dict[str, Any]) -> "ChrominoState":
+    def from_json(cls, game: ChrominoGame, data: dict[str, Any]) -> ChrominoState:
         """Rebuild a saved state; `InvalidStateError` for anything the rules cannot reach (see `saved`)."""
         position = saved.read(game, data)
         state = cls(game, position.hands, position.bag, position.placements, position.first, position.table)

@@ -148,16 +148,16 @@ class Table:
 
     # --- changing (returns a new table) ------------------------------------------------------------
     @classmethod
-    def laid(cls, size: int, placements) -> "Table":
+    def laid(cls, size: int, placements) -> Table:
         """The table with `placements` on it (how a saved layout is loaded): the same value in whatever order
         they are listed. No legality check beyond staying on empty grid cells."""
         return cls(size)._with(placements)
 
-    def place(self, p: Placement) -> "Table":
+    def place(self, p: Placement) -> Table:
         """A new table with `p` laid (no legality check beyond staying on empty grid cells)."""
         return self._with((p,))
 
-    def _with(self, placements) -> "Table":
+    def _with(self, placements) -> Table:
         """A new table: this one with `placements` laid in turn, each bringing the empty cells around it up
         to date (ValueError if one leaves the grid or covers a tile)."""
         new = Table.__new__(Table)

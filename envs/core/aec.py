@@ -7,7 +7,8 @@ legal-action mask for the agent to move and all zeros for everyone else. `agent_
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

@@ -8,8 +8,9 @@ signatures, defaults and error messages all come from the declared parameters.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers

@@ -53,7 +53,7 @@ class Layout:
         object.__setattr__(self, "size", start)
 
     @classmethod
-    def of(cls, *blocks: tuple) -> "Layout":
+    def of(cls, *blocks: tuple) -> Layout:
         """Build from `(name, size_or_shape, doc)` triples, or `(name, size_or_shape, doc, (low, high))`
         for a segment whose values can leave [0, 1]."""
         segs = []
@@ -63,7 +63,7 @@ class Layout:
             segs.append(Segment(name, shape, doc, float(low), float(high)))
         return cls(tuple(segs))
 
-    def __add__(self, other: "Layout") -> "Layout":
+    def __add__(self, other: Layout) -> Layout:
         return Layout(self.segments + other.segments)
 
     def slice(self, name: str) -> slice:

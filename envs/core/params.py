@@ -7,8 +7,9 @@ declarations, so a default or an allowed range is written in exactly one place.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 
 class ParameterError(TypeError, ValueError):
@@ -71,7 +72,7 @@ class Parameters:
     def __contains__(self, name: object) -> bool:
         return name in self._params
 
-    def __add__(self, other: "Parameters") -> "Parameters":
+    def __add__(self, other: Parameters) -> Parameters:
         return Parameters(*self, *other)
 
     @property
@@ -81,7 +82,7 @@ class Parameters:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self}
 
-    def with_defaults(self, defaults: Mapping[str, Any]) -> "Parameters":
+    def with_defaults(self, defaults: Mapping[str, Any]) -> Parameters:
         """The same declarations with other defaults (a retired env id that keeps its old meaning)."""
         unknown = set(defaults) - set(self._params)
         if unknown:

@@ -48,7 +48,7 @@ class State(Protocol):
     def action_to_string(self, action: int) -> str:
         """The action in the rulebook's words."""
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy, cheap enough for search."""
 
     def to_json(self) -> dict[str, Any]:

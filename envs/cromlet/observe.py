@@ -8,7 +8,7 @@ move by move from the changes the rules log (`CromletState.changes`), instead of
 from __future__ import annotations
 
 import weakref
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -159,7 +159,7 @@ def _gather_index(table: Layout, layout: Layout, n: int, player: int) -> np.ndar
     return np.concatenate([segments[seg.name].ravel() for seg in layout.segments if seg.name != "deck_order"])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cromlet_facts(k: int) -> dict[bytes, np.ndarray]:
     """Cromlet `k`'s `cromlet_facts` (flat, circle by circle) for every way its circles can be open,
     keyed by the open flags' bytes; built once, on first use."""

@@ -14,7 +14,7 @@ from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parame
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet import kernels, saved
-from tabletop.envs.cromlet.actions import (  # the layout, importable from the rules too
+from tabletop.envs.cromlet.actions import (  # noqa: F401 (the layout, importable from the rules too)
     NUM_ACTIONS,
     PLAY,
     PLAY_CLAIM,
@@ -95,12 +95,12 @@ class CromletGame:
             "hand_size": self.hand_size,
         }
 
-    def new_initial_state(self, rng: np.random.Generator) -> "CromletState":
+    def new_initial_state(self, rng: np.random.Generator) -> CromletState:
         deck = np.minimum(rng.permutation(B.NUM_CARDS), B.WILD).tolist()
         dealer = int(rng.integers(self.num_players))
         return CromletState.deal(self, deck, dealer)
 
-    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "CromletState":
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> CromletState:
         return CromletState.from_json(self, data)
 
 
@@ -138,7 +138,7 @@ class CromletState:
 
     # --- setup ------------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, game: CromletGame, deck: list[int], dealer: int) -> "CromletState":
+    def deal(cls, game: CromletGame, deck: list[int], dealer: int) -> CromletState:
         state = cls(game)
         state.dealer = dealer
         state.deck = list(deck)
@@ -197,11 +197,11 @@ class CromletState:
         what = f"play wild on {B.CIRCLE_NAMES[arg]}" if kind.startswith("wild") else f"play {B.CIRCLE_NAMES[arg]}"
         return f"{what} and claim {letter}" if kind.endswith("claim") else what
 
-    def resample(self, seat: int, rng: np.random.Generator) -> "CromletState":
+    def resample(self, seat: int, rng: np.random.Generator) -> CromletState:
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         return resample(self, seat, rng)
 
-    def clone(self) -> "CromletState":
+    def clone(self) -> CromletState:
         other = CromletState.__new__(CromletState)
         other.__dict__.update(self.__dict__)
         arrays = (
@@ -382,7 +382,7 @@ class CromletState:
         }
 
     @classmethod
-    def from_json(cls, game: CromletGame, data: dict[str, Any]) -> "CromletState":
+    def from_json(cls, game: CromletGame, data: dict[str, Any]) -> CromletState:
         """Rebuild a saved state; `InvalidStateError` for anything the rules cannot reach (see `saved`)."""
         position = saved.read(game, data)
         state = cls(game)

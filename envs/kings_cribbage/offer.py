@@ -21,7 +21,7 @@ ranked at least as high as the `limit`-th by them, so an opening with 300,000 mo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -32,14 +32,14 @@ from tabletop.envs.kings_cribbage.tiles import FACE_KIND
 _FAR = 1 << 10  # more than any centre distance (5 tiles, each at most 25 + 25 on the largest board)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _distances(size: int) -> np.ndarray:
     """Per cell |2 row - (size - 1)| + |2 col - (size - 1)|."""
     row, col = np.divmod(np.arange(size * size), size)
     return np.abs(2 * row - (size - 1)) + np.abs(2 * col - (size - 1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _by_place_action(size: int) -> tuple[np.ndarray, np.ndarray]:
     """Per place action `face * cells + cell`: the kind it lays and its cell's centre distance."""
     return np.repeat(FACE_KIND, size * size), np.tile(_distances(size), len(FACE_KIND))

@@ -10,7 +10,7 @@ as it reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import permutations, product
 
 import numpy as np
@@ -61,7 +61,7 @@ class Template:
     combos_of: np.ndarray
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:
     """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces."""
     tiles = len(options_of_tile)

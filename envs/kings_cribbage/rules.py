@@ -146,7 +146,7 @@ class KingsCribbageGame:
             del config["action_mode"], config["max_moves"]
         return config
 
-    def new_initial_state(self, rng: np.random.Generator) -> "KingsCribbageState":
+    def new_initial_state(self, rng: np.random.Generator) -> KingsCribbageState:
         own_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
         if self.variant == "solitaire":
             bags = [
@@ -163,7 +163,7 @@ class KingsCribbageGame:
         state.begin_turn()
         return state
 
-    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KingsCribbageState":
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> KingsCribbageState:
         return KingsCribbageState.from_json(self, data)
 
 
@@ -454,13 +454,13 @@ class KingsCribbageState:
             v["marked"] = list(self.marked)
         return v
 
-    def resample(self, seat: int, rng: np.random.Generator) -> "KingsCribbageState":
+    def resample(self, seat: int, rng: np.random.Generator) -> KingsCribbageState:
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         from tabletop.envs.kings_cribbage.resample import resample
 
         return resample(self, seat, rng)
 
-    def clone(self) -> "KingsCribbageState":
+    def clone(self) -> KingsCribbageState:
         other = KingsCribbageState.__new__(KingsCribbageState)
         other.__dict__.update(self.__dict__)
         rng = np.random.Generator(np.random.PCG64())
@@ -493,7 +493,7 @@ class KingsCribbageState:
         }
 
     @classmethod
-    def from_json(cls, game: KingsCribbageGame, data: dict[str, Any]) -> "KingsCribbageState":
+    def from_json(cls, game: KingsCribbageGame, data: dict[str, Any]) -> KingsCribbageState:
         """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the
         checks: saved.py). The move being built and the exchange choices are replayed as actions."""
         position = saved.read(game, data)

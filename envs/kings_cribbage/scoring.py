@@ -15,8 +15,8 @@ import; `hand_points` reads a batch of keys, INVALID for keys of 0, 1 or 6+ tile
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from itertools import combinations_with_replacement, product
-from typing import Iterable, Sequence
 
 import numpy as np
 

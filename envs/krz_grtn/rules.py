@@ -30,8 +30,8 @@ from tabletop.envs.krz_grtn.phases import (
     VOTE,
 )
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, NUM_CARDS
-from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, NUM_LETTERS, TOTAL_LETTERS
 from tabletop.envs.krz_grtn.resample import resample
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, NUM_LETTERS, TOTAL_LETTERS
 
 MAX_LIVES = 5
 MAX_TILE_LIMIT = 16
@@ -158,10 +158,10 @@ class KrzGrtnGame:
         """B on the level card at position `level_index` of the level deck."""
         return self.level_draws[self.levels[level_index] - 1]
 
-    def new_initial_state(self, rng: np.random.Generator) -> "KrzGrtnState":
+    def new_initial_state(self, rng: np.random.Generator) -> KrzGrtnState:
         return KrzGrtnState.deal(self, rng)
 
-    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> "KrzGrtnState":
+    def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> KrzGrtnState:
         return KrzGrtnState.from_json(self, data, rng)
 
 
@@ -201,7 +201,7 @@ class KrzGrtnState:
 
     # --- setup -----------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, game: KrzGrtnGame, rng: np.random.Generator) -> "KrzGrtnState":
+    def deal(cls, game: KrzGrtnGame, rng: np.random.Generator) -> KrzGrtnState:
         state = cls(game, rng)
         state.deck = [int(c) for c in rng.permutation(NUM_CARDS)]
         for seat in range(game.num_players):
@@ -487,11 +487,11 @@ class KrzGrtnState:
         return view
 
     # --- copies and JSON ---------------------------------------------------------------------------
-    def resample(self, seat: int, rng: np.random.Generator) -> "KrzGrtnState":
+    def resample(self, seat: int, rng: np.random.Generator) -> KrzGrtnState:
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         return resample(self, seat, rng)
 
-    def clone(self) -> "KrzGrtnState":
+    def clone(self) -> KrzGrtnState:
         other = KrzGrtnState.__new__(KrzGrtnState)
         other.__dict__.update(self.__dict__)
         other.rng = _copy_rng(self.rng)
@@ -507,7 +507,7 @@ class KrzGrtnState:
         return saved.write(self)
 
     @classmethod
-    def from_json(cls, game: KrzGrtnGame, data: dict[str, Any], rng: np.random.Generator | None) -> "KrzGrtnState":
+    def from_json(cls, game: KrzGrtnGame, data: dict[str, Any], rng: np.random.Generator | None) -> KrzGrtnState:
         """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the checks:
         saved.py). With `"rng": null` later draws come from `rng` (else a fresh generator)."""
         position = saved.read(game, data)

@@ -7,13 +7,13 @@ subsequence says how much of a clue a word accounts for.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTERS, skeleton
 
 
-@lru_cache(maxsize=None)
+@cache
 def word_skeletons(concept: int) -> tuple[str, ...]:
     """The consonant skeletons a clue may spell for a concept: the whole name, each word of it, each keyword."""
     c = CONCEPTS[concept]

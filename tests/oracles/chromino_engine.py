@@ -86,7 +86,7 @@ class Table:
         return out
 
     @classmethod
-    def laid(cls, size: int, placements) -> "Table":
+    def laid(cls, size: int, placements) -> Table:
         """The table with `placements` on it, built in one pass (how a saved layout is loaded): the same value
         that laying them one by one with `place` gives, in any order. No legality check beyond staying on
         empty grid cells."""
@@ -133,7 +133,7 @@ class Table:
         new._freeze()
         return new
 
-    def place(self, p: Placement) -> "Table":
+    def place(self, p: Placement) -> Table:
         """A new table with `p` laid (no legality check beyond staying on empty grid cells)."""
         new = Table.__new__(Table)
         new.size = self.size

@@ -10,7 +10,7 @@ order. (tests/test_kings_cribbage_oracle.py checks the tables and moves against 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -118,7 +118,7 @@ class _Geometry(NamedTuple):
     line_start: np.ndarray  # (3, 2n, 1) per plane the prefix-sum index where each line starts
 
 
-@lru_cache(maxsize=None)
+@cache
 def _geometry(n: int) -> _Geometry:
     width = n + 2 * MAX_HAND
     plane = 2 * n * (width + 1)
@@ -147,7 +147,7 @@ def _geometry(n: int) -> _Geometry:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _opening_cells(n: int) -> tuple[np.ndarray, ...]:
     """Per number of tiles L (index L - 2), the cells of every line of L cells on an empty board of size n: rows,
     then columns, padded to 5 with the last cell (a padding face -1 then makes action -1)."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class Throughput:
     def games_per_second(self) -> float:
         return self.games / self.seconds
 
-    def add(self, other: "Throughput") -> None:
+    def add(self, other: Throughput) -> None:
         self.games += other.games
         self.steps += other.steps
         self.seconds += other.seconds

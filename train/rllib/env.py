@@ -19,7 +19,6 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from tabletop.agents import make_agent
 from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.config import SELF
 from tabletop.train.rllib.table import (
     LEARNER,
     Seating,
@@ -27,6 +26,7 @@ from tabletop.train.rllib.table import (
     possible_agents,
     seat_table,
 )
+from tabletop.train.selfplay.config import SELF
 
 
 class TabletopMultiAgentEnv(MultiAgentEnv):

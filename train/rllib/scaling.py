@@ -36,7 +36,7 @@ def measure(config: TrainConfig, runners: int, iterations: int) -> Measured:
     """`iterations` training iterations with `runners` env runners on a fresh local Ray (the first not counted)."""
     import torch
 
-    from tabletop.train.rllib.trainer import ENV_STEPS, LEARNER_STEPS, count, algorithm_config, ray_session, stop
+    from tabletop.train.rllib.trainer import ENV_STEPS, LEARNER_STEPS, algorithm_config, count, ray_session, stop
 
     torch.set_num_threads(config.torch_threads)  # as `train` does: the driver samples (0 runners) and learns
 

@@ -19,7 +19,8 @@ snapshot's network: one copy per snapshot, however many games.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch

@@ -14,7 +14,6 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-
 RATE_WINDOW = 180.0  # seconds: several rollouts, their updates and any evaluation between them
 
 

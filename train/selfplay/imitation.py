@@ -44,7 +44,7 @@ class Decisions:
     def __len__(self) -> int:
         return len(self.returns)
 
-    def split(self, holdout: float) -> tuple["Decisions", "Decisions"]:
+    def split(self, holdout: float) -> tuple[Decisions, Decisions]:
         """The first games for training, the last `holdout` fraction of games held out (no game in both:
         its outcome would leak into the value error). Decisions are stored game by game, so both parts
         are views, not copies: a Chromino warm start holds gigabytes of observations."""
@@ -53,7 +53,7 @@ class Decisions:
         cut = int(np.searchsorted(self.game, last - held))
         return self._rows(slice(0, cut)), self._rows(slice(cut, len(self)))
 
-    def _rows(self, rows: slice) -> "Decisions":
+    def _rows(self, rows: slice) -> Decisions:
         return Decisions(
             self.observations[rows], self.masks[rows], self.best[rows], self.returns[rows], self.game[rows]
         )

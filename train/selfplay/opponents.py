@@ -44,7 +44,8 @@ def expand_weights(env_id: str, weights: dict[str, float]) -> dict[str, float]:
             continue
         names = list(heuristics(env_id))
         if not names:
-            warnings.warn(f"{env_id} has no heuristics (agents/{game_of(env_id)}.py); their share goes to random")
+            # the warning is about the config, not the caller's line: no stacklevel
+            warnings.warn(f"{env_id} has no heuristics (agents/{game_of(env_id)}.py); their share goes to random")  # noqa: B028
             names = ["random"]
         for h in names:
             expanded[h] = expanded.get(h, 0.0) + w / len(names)

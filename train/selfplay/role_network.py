@@ -185,7 +185,7 @@ class RolePolicy(HeadedPolicy):
             "frozen_role": self.frozen_role,
         }
 
-    def retarget(self, env: EnvSpec) -> "RolePolicy":
+    def retarget(self, env: EnvSpec) -> RolePolicy:
         """This policy's actor for another configuration of the game (another player count): no weight
         depends on it (`tabletop export --players N`)."""
         from tabletop.agents.policy_agent import build_policy

@@ -39,11 +39,11 @@ from tabletop.train.selfplay.checkpoints import (
     write_checkpoint,
 )
 from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
+from tabletop.train.selfplay.imitation import warm_start
 from tabletop.train.selfplay.logs import EvalLog, make_logger
+from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.plots import learning_curve
-from tabletop.train.selfplay.imitation import warm_start
-from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.policy import actor_weights
 from tabletop.train.selfplay.seat_env import SeatEnv
 
