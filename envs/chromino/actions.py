@@ -13,8 +13,6 @@ thousands for the grid the layout measurement asks for.
 
 from __future__ import annotations
 
-import numpy as np
-
 from tabletop.envs.chromino.tiles import NUM_TILES
 
 NUM_ORIENTATIONS = 4
@@ -38,14 +36,6 @@ class ActionLayout:
 
     def place(self, row: int, col: int) -> int:
         return self.place_base + row * self.grid_size + col
-
-    def is_action(self, action) -> bool:
-        """An int (numpy ints too; bools are not actions) in [0, num_actions)."""
-        return (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, (bool, np.bool_))
-            and 0 <= action < self.num_actions
-        )
 
     def decode(self, action: int) -> tuple:
         """('choose', tile, orientation) | ('place', row, col) | ('draw',) | ('pass',)."""

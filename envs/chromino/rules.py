@@ -16,7 +16,7 @@ from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PHASES, PLACE, ActionLayout
 from tabletop.envs.chromino.table import Placement, Table, start_placement
 from tabletop.envs.core import (
-    IllegalActionError,
+    BaseState,
     Param,
     ParameterError,
     Parameters,
@@ -24,6 +24,7 @@ from tabletop.envs.core import (
     win_loss_returns,
     winners_returns,
 )
+from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable
 
 VARIANTS = ("standard", "junior", "expert", "solo")
@@ -115,7 +116,7 @@ class ChrominoGame:
         return ChrominoState.from_json(self, data)
 
 
-class ChrominoState:
+class ChrominoState(BaseState):
     """One position. Hands are sorted tile-id lists; the bag is drawn from its end."""
 
     def __init__(
@@ -159,19 +160,14 @@ class ChrominoState:
             self._moves = self._search()
         return self._moves
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._build_mask()
-        return self._mask
+    def _refusal(self, action: Any, why: str) -> str:
+        if why == ILLEGAL:
+            return f"action {action} ({self.action_to_string(action)}) is illegal for {self._who()}"
+        if why == UNNAMED:
+            return f"{action!r} is not a Chromino action; actions are ints in [0, {self.game.num_actions})"
+        return f"{action!r} is not an action for {self._who()}; actions are ints in [0, {self.game.num_actions})"
 
-    def apply(self, action: int) -> None:
-        if not self.game.actions.is_action(action):
-            raise IllegalActionError(
-                f"{action!r} is not an action for {self._who()}; actions are ints in [0, {self.game.num_actions})"
-            )
-        action = int(action)
-        if not self.legal_action_mask()[action]:
-            raise IllegalActionError(f"action {action} ({self.action_to_string(action)}) is illegal for {self._who()}")
+    def _apply_action(self, action: int) -> None:
         kind, *args = self.game.actions.decode(action)
         if kind == "choose":
             moves = self.legal_moves()
@@ -239,10 +235,8 @@ class ChrominoState:
             view["bag"] = tuple(self.bag)
         return view
 
-    def action_to_string(self, action: int) -> str:
-        if not self.game.actions.is_action(action):
-            raise ValueError(f"{action!r} is not a Chromino action; actions are ints in [0, {self.game.num_actions})")
-        kind, *args = self.game.actions.decode(int(action))
+    def _describe(self, action: int) -> str:
+        kind, *args = self.game.actions.decode(action)
         if kind == "choose":
             tile, orientation = args
             colours = T.ORIENTED_COLOURS[2 * tile + (orientation & 1)]
@@ -313,7 +307,7 @@ class ChrominoState:
             return _NO_MOVES
         return _read_only(self.table.search(tiles, self.game.junior))
 
-    def _build_mask(self) -> np.ndarray:
+    def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         a = self.game.actions
         if self.phase == OVER:

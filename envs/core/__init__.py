@@ -1,4 +1,4 @@
-"""What every game shares: the layer protocols, parameter declarations, the AEC adapter, helpers."""
+"""What every game shares: the layer protocols, the states' base, parameter declarations, the AEC adapter, helpers."""
 
 from tabletop.envs.core.aec import ADAPTER_PARAMETERS, TabletopEnv
 from tabletop.envs.core.definition import GameDefinition, entry_points
@@ -7,9 +7,11 @@ from tabletop.envs.core.errors import IllegalActionError, InvalidStateError
 from tabletop.envs.core.outcomes import win_loss_returns, winners_returns
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
 from tabletop.envs.core.protocol import Game, Observer, Renderer, State
+from tabletop.envs.core.state import BaseState
 
 __all__ = [
     "ADAPTER_PARAMETERS",
+    "BaseState",
     "Game",
     "GameDefinition",
     "IllegalActionError",

@@ -10,10 +10,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from tabletop.envs.cromlet.board import NUM_CIRCLES
 
 PLAY, PLAY_CLAIM, WILD_PLAY, WILD_CLAIM = (i * NUM_CIRCLES for i in range(4))
@@ -21,11 +17,6 @@ TRADE_ONE = 4 * NUM_CIRCLES
 TRADE_TWO = TRADE_ONE + 1
 NUM_ACTIONS = TRADE_TWO + 1
 KINDS = ("play", "play_claim", "wild", "wild_claim")  # the four per-circle blocks, in layout order
-
-
-def is_action(action: Any) -> bool:
-    """An int (numpy ints too, bools not) in [0, NUM_ACTIONS)."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS
 
 
 def decode_action(action: int) -> tuple[str, int]:

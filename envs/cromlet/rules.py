@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
+from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
+from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet import kernels, saved
@@ -23,7 +24,6 @@ from tabletop.envs.cromlet.actions import (  # noqa: F401 (the layout, importabl
     WILD_CLAIM,
     WILD_PLAY,
     decode_action,
-    is_action,
 )
 from tabletop.envs.cromlet.resample import resample
 
@@ -104,7 +104,7 @@ class CromletGame:
         return CromletState.from_json(self, data)
 
 
-class CromletState:
+class CromletState(BaseState):
     """One position. Arrays are indexed by circle (132), cromlet (24), seat or team."""
 
     def __init__(self, game: CromletGame):
@@ -166,20 +166,19 @@ class CromletState:
             return np.zeros(self.game.num_players)
         return win_loss_returns(self.scores())
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._compute_mask()[0]
-        return self._mask
+    def _compute_mask(self) -> np.ndarray:
+        return self._mask_and_count()[0]
 
-    def apply(self, action: int) -> None:
-        if not is_action(action):
-            raise IllegalActionError(
-                f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})"
-            )
-        if self._terminal or not self.legal_action_mask()[action]:
-            raise IllegalActionError(f"player {self._current}: action {action} is not legal in this state")
+    def _refusal(self, action: Any, why: str) -> str:
+        if why == ILLEGAL:
+            return f"player {self._current}: action {action} is not legal in this state"
+        if why == UNNAMED:
+            return f"{action!r} is not a Cromlet action; actions are ints in [0, {NUM_ACTIONS})"
+        return f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})"
+
+    def _apply_action(self, action: int) -> None:
         p = self._current
-        kind, arg = decode_action(int(action))
+        kind, arg = decode_action(action)
         if kind == "trade":
             self._trade(p, arg)
         else:
@@ -187,9 +186,7 @@ class CromletState:
         self._current = (p + 1) % self.game.num_players
         self._check_end()
 
-    def action_to_string(self, action: int) -> str:
-        if not is_action(action):
-            raise ValueError(f"{action!r} is not a Cromlet action; actions are ints in [0, {NUM_ACTIONS})")
+    def _describe(self, action: int) -> str:
         kind, arg = decode_action(action)
         if kind == "trade":
             return f"trade in {'one dead card' if arg == 1 else 'two dead cards'}"
@@ -248,7 +245,7 @@ class CromletState:
     def can_claim(self, player: int) -> bool:
         return self.team_claims.item(self.game.team_of.item(player)) < self.game.claim_limit
 
-    def _compute_mask(self) -> tuple[np.ndarray, int]:
+    def _mask_and_count(self) -> tuple[np.ndarray, int]:
         """The mover's legal actions (rules 4-8 of docs/cromlet.md) and how many there are."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         p = self._current
@@ -326,7 +323,7 @@ class CromletState:
 
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
-        self._mask, legal = self._compute_mask()
+        self._mask, legal = self._mask_and_count()
         if not legal or self.num_closed == B.NUM_CROMLETS:
             self._terminal = True
             self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -402,7 +399,7 @@ class CromletState:
         if state._terminal:  # the game ends once every cromlet is closed or the player to move cannot play
             state._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             require(
-                state.closed.all() or not state._compute_mask()[1],
+                state.closed.all() or not state._mask_and_count()[1],
                 "terminal",
                 "is true, but a cromlet is open and the player to move can play",
             )

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.core import (
-    IllegalActionError,
+    BaseState,
     InvalidStateError,
     Param,
     ParameterError,
@@ -29,6 +29,7 @@ from tabletop.envs.core import (
     int_in,
     win_loss_returns,
 )
+from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
@@ -93,11 +94,6 @@ PARAMETERS = Parameters(
         allowed=f"an int in [1, {MOST_MOVES}]",
     ),
 )
-
-
-def _is_index(action: Any) -> bool:
-    """An int, numpy's included; a bool or a float is not an action."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
 
 class KingsCribbageGame:
@@ -167,7 +163,7 @@ class KingsCribbageGame:
         return KingsCribbageState.from_json(self, data)
 
 
-class KingsCribbageState:
+class KingsCribbageState(BaseState):
     """One position. The board holds committed tiles only; the move being built lives in `pending`."""
 
     def __init__(self, game: KingsCribbageGame, rng: np.random.Generator):
@@ -208,21 +204,13 @@ class KingsCribbageState:
             return np.zeros(self.game.num_players)
         return win_loss_returns(self.scores())
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._compute_mask()
-        return self._mask
+    def _refusal(self, action: Any, why: str) -> str:
+        if why in (NOT_AN_INT, UNNAMED):
+            return f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})"
+        return f"action {action} ({self._describe(action)}) is illegal here"  # out of range, or illegal
 
-    def apply(self, action: int) -> None:
-        if not _is_index(action):
-            raise IllegalActionError(
-                f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})"
-            )
-        action = int(action)
-        if not 0 <= action < self.game.num_actions or not self.legal_action_mask()[action]:
-            raise IllegalActionError(f"action {action} ({self._describe(action)}) is illegal here")
+    def _apply_action(self, action: int) -> None:
         g = self.game
-        self._mask = None
         if g.moves_mode:
             if action < g.exchange_base:
                 offered = self.offered
@@ -373,13 +361,8 @@ class KingsCribbageState:
         return int(done[0]) if len(done) else None
 
     # --- words ------------------------------------------------------------------------------------
-    def action_to_string(self, action: int) -> str:
-        if not _is_index(action) or not 0 <= action < self.game.num_actions:
-            raise ValueError(f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})")
-        action = int(action)
-        return self._describe(action)
-
     def _describe(self, action: int) -> str:
+        """The action in words; "out of range" outside the layout (an illegal action's message reads it)."""
         g = self.game
         if not 0 <= action < g.num_actions:
             return "out of range"

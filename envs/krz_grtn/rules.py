@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, Param, ParameterError, Parameters, is_int
+from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, is_int
+from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn import saved
@@ -165,7 +166,7 @@ class KrzGrtnGame:
         return KrzGrtnState.from_json(self, data, rng)
 
 
-class KrzGrtnState:
+class KrzGrtnState(BaseState):
     """One position. Letters are counts per kind; the bag is a multiset, so drawing from it is a
     fresh shuffle every time ("shuffle all the tiles there thoroughly")."""
 
@@ -225,11 +226,6 @@ class KrzGrtnState:
         """Letter tiles behind `seat`'s screen (not counting a clue being laid)."""
         return self.held[seat]
 
-    def legal_action_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._compute_mask()
-        return self._mask
-
     def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         seat = self.current
@@ -246,16 +242,17 @@ class KrzGrtnState:
             mask[act.GUESS : act.GUESS + len(self.candidates)] = 1
         return mask
 
-    def apply(self, action: int) -> None:
-        if not _is_index(action):
-            raise IllegalActionError(
+    def _refusal(self, action: Any, why: str) -> str:
+        if why == UNNAMED:
+            return f"{action!r} is not an action; actions are ints in [0, {self.game.num_actions})"
+        if why == NOT_AN_INT:
+            return (
                 f"player_{self.current_player}: {action!r} is not an action; "
                 f"actions are ints in [0, {self.game.num_actions})"
             )
-        action = int(action)
-        if not (0 <= action < self.game.num_actions and self.legal_action_mask()[action]):
-            raise IllegalActionError(f"player_{self.current_player}: action {action} is illegal here")
-        self._mask = None
+        return f"player_{self.current_player}: action {action} is illegal here"  # out of range, or illegal
+
+    def _apply_action(self, action: int) -> None:
         if self.phase == VOTE:
             self._vote(action == act.VOTE_YES)
         elif self.phase == CLUE:
@@ -272,11 +269,9 @@ class KrzGrtnState:
     def returns(self) -> np.ndarray:
         return np.full(self.game.num_players, float(self.outcome))
 
-    def action_to_string(self, action: int) -> str:
-        if not (_is_index(action) and 0 <= action < self.game.num_actions):
-            raise ValueError(f"{action!r} is not an action; actions are ints in [0, {self.game.num_actions})")
+    def _describe(self, action: int) -> str:
         names = [CONCEPTS[c].name for c in self.candidates] if self.phase == GUESS else None
-        return act.describe(int(action), names)
+        return act.describe(action, names)
 
     # --- the flow of a level attempt ----------------------------------------------------------------
     def _start_attempt(self) -> None:
@@ -547,11 +542,6 @@ class KrzGrtnState:
         saved.check_conservation(self.game, self)
         if self.held != [int(row.sum()) for row in self.supply]:
             raise ValueError(f"letter counts {self.held} out of step with the supplies")
-
-
-def _is_index(action: Any) -> bool:
-    """An int, numpy's included; a bool, a float or a string is not an action."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
