@@ -28,7 +28,7 @@ class RoleTeam:
         self.givers, self.x, self.name = givers, x, name
         self.needs_observation = givers.needs_observation or x.needs_observation
         readers = [getattr(a, "observation_options", None) for a in (givers, x) if a.needs_observation]
-        if len({repr(r) for r in readers}) > 1:
+        if any(r != readers[0] for r in readers):
             raise ValueError(
                 f"{givers.name} and {x.name} read observations with different feature groups; "
                 "a team's two players share one observation"

@@ -300,12 +300,10 @@ def _export_game(policy: str) -> str | None:
 
 
 def _ships_pretrained(env_id: str) -> bool:
+    wanted = EnvSpec(env_id).current_id
     for folder in pretrained_folders():
         try:
-            if (
-                EnvSpec(json.loads((folder / METADATA_FILE).read_text()).get("env_id")).current_id
-                == EnvSpec(env_id).current_id
-            ):
+            if EnvSpec(json.loads((folder / METADATA_FILE).read_text()).get("env_id")).current_id == wanted:
                 return True
         except (OSError, ValueError):
             continue
