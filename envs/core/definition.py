@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from tabletop.envs.core.aec import ADAPTER_PARAMETERS, TabletopEnv
+from tabletop.envs.core.aec import ADAPTER_PARAMETERS, OrderEnforcing, TabletopEnv
 from tabletop.envs.core.params import Parameters
 from tabletop.envs.core.protocol import Game, Observer, Renderer
 
@@ -62,7 +61,7 @@ class GameDefinition:
 
     def env(self, **kwargs: Any) -> AECEnv:
         """The raw env inside PettingZoo's standard order check, as the classic environments apply it."""
-        return wrappers.OrderEnforcingWrapper(self.raw_env(**kwargs))
+        return OrderEnforcing(self.raw_env(**kwargs))
 
 
 def entry_points(definition: GameDefinition) -> tuple[Callable[..., TabletopEnv], Callable[..., AECEnv]]:
