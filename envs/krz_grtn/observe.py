@@ -253,43 +253,50 @@ class KrzGrtnObserver:
         self.roles = ROLES in features
         self.layout = (omniscient_layout if omniscient else private_layout)(game, features)
         self.s = {seg.name: self.layout.slice(seg.name) for seg in self.layout.segments}
+        self.at = {name: where.start for name, where in self.s.items()}  # one-hot blocks: start + index
+        n = game.num_players
+        self.order = [tuple((seat + slot) % n for slot in range(n)) for seat in range(n)]  # seats from each seat
+        self.level_card = [
+            np.array([game.candidates_at(i) / game.max_candidates, game.draws_at(i) / MAX_DRAWS], dtype=np.float32)
+            for i in range(len(game.levels))
+        ]
 
     def encode(self, state: KrzGrtnState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        game, s = self.game, self.s
+        game, s, at = self.game, self.s, self.at
         n = game.num_players
         if out is None:
             out = self.layout.zeros()
         else:
             out.fill(0.0)  # the blocks below are written sparsely
         is_x = seat == state.x
-        out[s["role"].start + (0 if is_x else 1)] = 1.0
+        out[at["role"] + (0 if is_x else 1)] = 1.0
         if state.phase != OVER:
-            out[s["phase"].start + state.phase] = 1.0
+            out[at["phase"] + state.phase] = 1.0
         index = min(state.level_index, len(game.levels) - 1)
-        out[s["level"].start + game.levels[index] - 1] = 1.0
-        out[s["levels_passed"].start + state.level_index] = 1.0
-        out[s["level_card"]] = (game.candidates_at(index) / game.max_candidates, game.draws_at(index) / MAX_DRAWS)
-        out[s["lives"].start + state.lives] = 1.0
+        out[at["level"] + game.levels[index] - 1] = 1.0
+        out[at["levels_passed"] + state.level_index] = 1.0
+        out[s["level_card"]] = self.level_card[index]
+        out[at["lives"] + state.lives] = 1.0
         self._seats(state, seat, out[s["seats"]].reshape(n, SEAT_FEATURES))
-        out[s["bag"].start] = state.bag.sum() / TOTAL_LETTERS
+        out[at["bag"]] = state.bag.sum() / TOTAL_LETTERS
         out[s["own_letters"]] = state.supply[seat]
         if game.blanks_per_player:
-            out[s["own_blanks"].start] = state.blanks[seat] / game.blanks_per_player
-        self._clue(state.clues[seat], out[s["own_clue"]])
+            out[at["own_blanks"]] = state.blanks[seat] / game.blanks_per_player
+        _clue(state.clues[seat], out, at["own_clue"])
         revealed = state.phase == GUESS
         if state.target >= 0 and not is_x:
             out[s["target"]] = FEATURES[state.target]
             if revealed:
-                out[s["target_position"].start + state.target_position] = 1.0
+                out[at["target_position"] + state.target_position] = 1.0
         if revealed:
             k = len(state.candidates)
             out[s["candidates"]][: k * FEATURE_SIZE] = FEATURES[state.candidates].ravel()
-            out[s["candidate_present"].start : s["candidate_present"].start + k] = 1.0
-            clue_block = out[s["clues"]].reshape(n - 1, -1)
+            out[at["candidate_present"] : at["candidate_present"] + k] = 1.0
+            width = (s["clues"].stop - at["clues"]) // (n - 1)
             for slot, giver in enumerate(state.givers()):
-                self._clue(state.clues[giver], clue_block[slot])
+                _clue(state.clues[giver], out, at["clues"] + slot * width)
         if state.last_attempt is not None:
-            out[s["last_attempt"].start + (0 if state.last_attempt["passed"] else 1)] = 1.0
+            out[at["last_attempt"] + (0 if state.last_attempt["passed"] else 1)] = 1.0
         if self.roles:
             self._role_facts(state, seat, is_x, out)
         if self.omniscient:
@@ -347,30 +354,32 @@ class KrzGrtnObserver:
 
     def _seats(self, state: KrzGrtnState, seat: int, block: np.ndarray) -> None:
         n = self.game.num_players
-        order = [(seat + slot) % n for slot in range(n)]
-        givers = state.givers()
-        block[:, 2] = [(state.held[p] + state.clue_letters[p]) / self.game.tile_limit for p in order]
+        held, clued, limit = state.held, state.clue_letters, self.game.tile_limit
+        block[:, 2] = [(held[p] + clued[p]) / limit for p in self.order[seat]]
         block[(state.x - seat) % n, 0] = 1.0
         if state.current_player >= 0:
             block[(state.current_player - seat) % n, 1] = 1.0
+        givers = state.givers()
         for giver in givers[: state.clues_done]:
             block[(giver - seat) % n, 3] = 1.0
         for giver in givers[: state.votes]:
             block[(giver - seat) % n, 4] = 1.0
 
-    def _clue(self, tiles: list[int], flat: np.ndarray) -> None:
-        if tiles:
-            flat[np.arange(len(tiles)) * NUM_TILE_KINDS + np.asarray(tiles)] = 1.0
-
     def _hidden(self, state: KrzGrtnState, seat: int, out: np.ndarray) -> None:
         s, n = self.s, self.game.num_players
         order = [(seat + k) % n for k in range(n)]
         out[s["all_letters"]] = state.supply[order].ravel()
-        clue_block = out[s["all_clues"]].reshape(n, -1)
+        width = (s["all_clues"].stop - s["all_clues"].start) // n
         for slot, other in enumerate(order):
-            self._clue(state.clues[other], clue_block[slot])
+            _clue(state.clues[other], out, s["all_clues"].start + slot * width)
         out[s["bag_letters"]] = state.bag
         if state.target >= 0:
             out[s["true_target"]] = FEATURES[state.target]
             if state.target_position >= 0:
                 out[s["true_target_position"].start + state.target_position] = 1.0
+
+
+def _clue(tiles: list[int], out: np.ndarray, start: int) -> None:
+    """One-hot rows of a clue's tiles, the row of its k-th tile at `start + k * NUM_TILE_KINDS`."""
+    for k, tile in enumerate(tiles):
+        out[start + k * NUM_TILE_KINDS + tile] = 1.0
