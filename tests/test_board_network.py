@@ -61,7 +61,7 @@ def test_chromino_cell_logits_move_with_the_position():
     with torch.no_grad():
         before = actor_logits(policy, torch.as_tensor(observations)).numpy()
         after = actor_logits(policy, torch.as_tensor(shifted)).numpy()
-    g, base = game.grid_size, game.actions.place_base
+    g, base = game.grid_size, game.actions.start("place")
     cells_before = before[:, base : base + g * g].reshape(-1, g, g)
     cells_after = after[:, base : base + g * g].reshape(-1, g, g)
     occupied = layout.block(observations[0], "board").sum(axis=0) > 0

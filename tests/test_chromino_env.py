@@ -13,7 +13,7 @@ from tabletop import envs
 from tabletop.agents import make_agent
 from tabletop.agents.chromino import BlockRivals, KeepOptions
 from tabletop.envs import EnvSpec
-from tabletop.envs.chromino.actions import ActionLayout
+from tabletop.envs.chromino.actions import layout
 from tabletop.envs.chromino.observe import ChrominoObserver
 from tabletop.envs.chromino.render import RGB
 from tabletop.envs.chromino.rules import ChrominoGame
@@ -175,7 +175,7 @@ def test_block_rivals_leaves_the_fewest_unseen_tiles_a_place():
             action = agent.act(None, mask, view)
             best = max(spoiled.values())
             assert any(
-                v == best and ActionLayout(game.grid_size).choose(*moves[i, :2].tolist()) == action
+                v == best and layout(game.grid_size).encode("choose", *moves[i, :2].tolist()) == action
                 for i, v in spoiled.items()
             )
             checked += 1

@@ -217,7 +217,7 @@ def brute_mask(state) -> np.ndarray:
 
     if view["phase"] == "place":
         cells = legal_cells(view["chosen_tile"], view["chosen_orientation"])
-        mask[a.place_base + np.flatnonzero(cells.ravel())] = 1
+        mask[a.start("place") + np.flatnonzero(cells.ravel())] = 1
         return mask
     candidates = [view["drawn_tile"]] if view["phase"] == "drawn" else hand
     if view["phase"] == "choose" and len(hand) == 1 and T.IS_CHAMELEON[hand[0]]:
@@ -225,9 +225,9 @@ def brute_mask(state) -> np.ndarray:
     for tile in candidates:
         for o in orientations(tile):
             if legal_cells(tile, o).any():
-                mask[a.choose(tile, o)] = 1
+                mask[a.encode("choose", tile, o)] = 1
     if view["phase"] == "drawn":
-        mask[a.pass_] = 1
+        mask[a.start("pass")] = 1
     elif not mask.any():
-        mask[a.draw if view["bag"] else a.pass_] = 1
+        mask[a.start("draw") if view["bag"] else a.start("pass")] = 1
     return mask

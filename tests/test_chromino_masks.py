@@ -50,7 +50,7 @@ def test_mask_agrees_with_a_square_by_square_check_of_sampled_placements():
                 for row in range(game.grid_size):
                     for col in range(game.grid_size):
                         expected = brute_fits(board, state.chosen, state.orientation, row, col, 2)
-                        assert state.legal_action_mask()[a.place(row, col)] == expected
+                        assert state.legal_action_mask()[a.encode("place", row, col)] == expected
                         checked += 1
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
     assert checked > 20_000
@@ -81,7 +81,7 @@ def test_fuzz_games_keep_the_invariants():
             legal = np.flatnonzero(state.legal_action_mask())
             action = int(legal[rng.integers(legal.size)])
             if state.phase == 2:  # a placement: legal by the rules on the table as it is now
-                row, col = divmod(action - game.actions.place_base, game.grid_size)
+                row, col = divmod(action - game.actions.start("place"), game.grid_size)
                 if game.junior:
                     assert brute_junior_fits(board, tiles, state.chosen, state.orientation, row, col)
                 else:

@@ -22,7 +22,7 @@ START = ("R*Y", 0, M, M)  # red (M, M-1), wild (M, M), yellow (M, M+1)
 
 
 def choose(state, name, orientation):
-    return state.game.actions.choose(tile_id(name), orientation)
+    return state.game.actions.encode("choose", tile_id(name), orientation)
 
 
 def legal(state, action) -> bool:
@@ -63,11 +63,11 @@ def test_a_mismatched_contact_is_illegal_even_with_two_matches():
     assert not state.table.fits(Placement(tile_id("RRR"), 0, M + 1, M))[0]
     probe = state.clone()
     probe.apply(choose(probe, "RRR", 0))
-    assert not legal(probe, game.actions.place(M + 1, M))
-    assert legal(probe, game.actions.place(M + 1, M - 1))  # one step left: red and wild only
+    assert not legal(probe, game.actions.encode("place", M + 1, M))
+    assert legal(probe, game.actions.encode("place", M + 1, M - 1))  # one step left: red and wild only
     # RRY there matches all three contacts.
     state.apply(choose(state, "RRY", 0))
-    assert legal(state, game.actions.place(M + 1, M))
+    assert legal(state, game.actions.encode("place", M + 1, M))
 
 
 def test_a_chameleon_centre_matches_different_colours_on_either_side():
@@ -77,7 +77,7 @@ def test_a_chameleon_centre_matches_different_colours_on_either_side():
     # G*B across the gap: its centre touches red above and blue below; both contacts count and match.
     assert legal(state, choose(state, "G*B", 0))
     state.apply(choose(state, "G*B", 0))
-    assert legal(state, game.actions.place(M, M))
+    assert legal(state, game.actions.encode("place", M, M))
     # A normal tile cannot: its centre would touch red and blue.
     assert not brute_fits(state.view(None)["board"], tile_id("RRB"), 0, M, M, 2)
 
@@ -86,7 +86,7 @@ def test_a_chameleon_on_the_table_matches_anything_touching_its_centre():
     game = ChrominoGame()
     state = scenario(game, [START], [["RBY"], ["PPP"]])
     state.apply(choose(state, "RBY", 0))  # red under red, blue under the wild centre, yellow under yellow
-    assert legal(state, game.actions.place(M + 1, M))
+    assert legal(state, game.actions.encode("place", M + 1, M))
 
 
 # --- junior: a branching domino line (RULINGS.md, Chromino, "Junior ruling") -------------------------------
@@ -161,7 +161,7 @@ def test_junior_a_crosswise_chameleon_branches_three_ways():
     assert junior_places(state, "PPP") == anything
     assert junior_places(state, "RRR") == {(0, M, M - 3)} | anything  # the start's red end is still open
     state.apply(choose(state, "PPP", 0))
-    state.apply(state.game.actions.place(M, M + 4))
+    state.apply(state.game.actions.encode("place", M, M + 4))
     assert state.table.open_ends()[M, M + 6] == 1 and state.table.open_ends()[M, M + 3] == 0
 
 
@@ -170,13 +170,13 @@ def test_junior_the_other_rules_are_the_standard_ones():
     the open ends the player must draw; a lone chameleon must draw although it fits."""
     table = [START, ("BBB", 2, M - 2, M), ("GGG", 2, M + 2, M)]  # both sides of the centre taken
     stuck = scenario(JUNIOR, table, [["PPP", "PGP"], ["YYY"]])  # open ends: red, yellow, blue (top), green (bottom)
-    assert np.flatnonzero(stuck.legal_action_mask()).tolist() == [JUNIOR.actions.draw]
+    assert np.flatnonzero(stuck.legal_action_mask()).tolist() == [JUNIOR.actions.start("draw")]
     placing = scenario(JUNIOR, table, [["PPP", "RRB"], ["YYY"]])  # RRB: its red end on the start's red end
     mask = placing.legal_action_mask()
-    assert mask[choose(placing, "RRB", 1)] and not mask[JUNIOR.actions.draw]
+    assert mask[choose(placing, "RRB", 1)] and not mask[JUNIOR.actions.start("draw")]
     lone = scenario(JUNIOR, table, [["Y*G"], ["YYY", "PPP"]])
     assert lone.table.search([tile_id("Y*G")], junior=True).size
-    assert np.flatnonzero(lone.legal_action_mask()).tolist() == [JUNIOR.actions.draw]
+    assert np.flatnonzero(lone.legal_action_mask()).tolist() == [JUNIOR.actions.start("draw")]
 
 
 # --- the turn --------------------------------------------------------------------------------------
@@ -184,28 +184,28 @@ def test_must_place_when_a_tile_fits():
     game = ChrominoGame()
     state = scenario(game, [START], [["RRY", "GGG"], ["BBB"]])
     mask = state.legal_action_mask()
-    assert not mask[game.actions.draw] and not mask[game.actions.pass_]
+    assert not mask[game.actions.start("draw")] and not mask[game.actions.start("pass")]
     assert mask[choose(state, "RRY", 0)]
 
 
 def test_draw_then_a_drawn_tile_that_fits_may_still_be_kept():
     game = ChrominoGame()
     state = scenario(game, [START], [["GGG", "BBB"], ["PPP"]], bag_top=["RRY"])
-    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.draw]
-    state.apply(game.actions.draw)
+    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.start("draw")]
+    state.apply(game.actions.start("draw"))
     assert state.hands[0] == sorted(tile_id(n) for n in ("GGG", "BBB", "RRY"))
     mask = state.legal_action_mask()
-    assert mask[game.actions.pass_] and mask[choose(state, "RRY", 0)]
-    assert not mask[game.actions.draw] and not mask[choose(state, "GGG", 0)]
-    state.apply(game.actions.pass_)  # keep it
+    assert mask[game.actions.start("pass")] and mask[choose(state, "RRY", 0)]
+    assert not mask[game.actions.start("draw")] and not mask[choose(state, "GGG", 0)]
+    state.apply(game.actions.start("pass"))  # keep it
     assert state.current_player == 1 and len(state.hands[0]) == 3 and len(state.placements) == 1
 
 
 def test_a_drawn_tile_that_does_not_fit_is_kept_and_the_turn_passes():
     game = ChrominoGame()
     state = scenario(game, [START], [["GGG"], ["PPP"]], bag_top=["BBB"])
-    state.apply(game.actions.draw)
-    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.pass_]
+    state.apply(game.actions.start("draw"))
+    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.start("pass")]
 
 
 def test_a_lone_chameleon_forces_a_draw_and_then_the_turn_goes_on():
@@ -214,8 +214,8 @@ def test_a_lone_chameleon_forces_a_draw_and_then_the_turn_goes_on():
     placements = [START]
     state = scenario(game, placements, [["Y*G"], ["PPP", "BBB"]], bag_top=["GGG"])
     assert state.table.search([tile_id("Y*G")]).size > 0
-    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.draw]
-    state.apply(game.actions.draw)
+    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.start("draw")]
+    state.apply(game.actions.start("draw"))
     assert state.current_player == 0 and state.phase == 0  # a normal turn with two tiles
     assert any(state.legal_action_mask()[choose(state, "Y*G", o)] for o in range(4))
 
@@ -225,7 +225,7 @@ def test_a_lone_chameleon_with_an_empty_bag_can_only_pass():
     names = [T.tile_name(t) for t in range(80) if T.tile_name(t) not in ("R*Y", "Y*G")]
     state = scenario(game, [START], [["Y*G"], names])
     assert not state.bag
-    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.pass_]
+    assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.start("pass")]
 
 
 def test_a_lone_tile_is_public():
@@ -245,11 +245,11 @@ def test_the_round_is_finished_and_everyone_who_goes_out_in_it_wins():
     # Seat 1 goes out with RRY under the start tile; seat 2 then goes out with BBP above BBB.
     state = scenario(game, placements, [["GGG", "PPP"], ["RRY"], ["BBP"]], current=1, first=0)
     state.apply(choose(state, "RRY", 0))
-    state.apply(game.actions.place(M + 1, M))
+    state.apply(game.actions.encode("place", M + 1, M))
     assert state.finished == [False, True, False] and not state.is_terminal()
     assert state.current_player == 2  # the round goes on
     state.apply(choose(state, "BBP", 1))  # purple-blue-blue, the blues on BBB's left two squares
-    state.apply(game.actions.place(M - 4, M - 1))
+    state.apply(game.actions.encode("place", M - 4, M - 1))
     assert state.is_terminal()
     assert state.returns().tolist() == [-1.0, 1.0, 1.0]
 
@@ -259,13 +259,13 @@ def test_going_out_first_in_the_round_lets_every_later_seat_play():
     hands = [["RRY"], ["GGG", "PPP"], ["BBB", "PBP"]]
     state = scenario(game, [START], hands, current=0, first=0, bag_top=["GPG", "BGB"])
     state.apply(choose(state, "RRY", 0))
-    state.apply(game.actions.place(M + 1, M))
+    state.apply(game.actions.encode("place", M + 1, M))
     assert state.current_player == 1 and not state.is_terminal()
     for seat in (1, 2):
         assert state.current_player == seat
-        assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.draw]
-        state.apply(game.actions.draw)
-        state.apply(game.actions.pass_)
+        assert np.flatnonzero(state.legal_action_mask()).tolist() == [game.actions.start("draw")]
+        state.apply(game.actions.start("draw"))
+        state.apply(game.actions.start("pass"))
     assert state.is_terminal() and state.returns().tolist() == [1.0, -1.0, -1.0]
 
 
@@ -287,9 +287,9 @@ def test_the_blocked_game_ends_after_a_full_idle_round_and_fewest_tiles_win():
     assert (
         not state.bag and not state.table.search(range(80)).size and not state.table.search(range(80), junior=True).size
     )
-    state.apply(game.actions.pass_)
+    state.apply(game.actions.start("pass"))
     assert not state.is_terminal() and state.idle_turns == 1
-    state.apply(game.actions.pass_)
+    state.apply(game.actions.start("pass"))
     assert state.is_terminal() and state.returns().tolist() == [1.0, -1.0]
 
 
@@ -302,7 +302,7 @@ def test_expert_points_for_a_placement_touching_three_tiles():
     ]
     state = scenario(game, placements, [["RGR", "BBB"], ["PPP"]])
     state.apply(choose(state, "RGR", 0))
-    state.apply(game.actions.place(M, M))
+    state.apply(game.actions.encode("place", M, M))
     assert state.points == [2 + 1 + 2 + 3, 0]
     assert state.scores().tolist() == [8.0, 0.0]
 
@@ -311,10 +311,10 @@ def test_expert_end_scoring_bonus_for_going_out_and_penalty_per_tile():
     game = ChrominoGame(variant="expert")
     state = scenario(game, [START], [["RRY"], ["GGG", "PPP", "BBB"]], points=[5, 20])
     state.apply(choose(state, "RRY", 0))
-    state.apply(game.actions.place(M + 1, M))  # worth 2 + 3 (the start chameleon) = 5, then +10
+    state.apply(game.actions.encode("place", M + 1, M))  # worth 2 + 3 (the start chameleon) = 5, then +10
     assert state.is_terminal() is False  # seat 1 still plays the round
-    state.apply(game.actions.draw)
-    state.apply(game.actions.pass_)
+    state.apply(game.actions.start("draw"))
+    state.apply(game.actions.start("pass"))
     assert state.is_terminal()
     assert state.points == [5 + 5 + 10, 20 - 10 * 4]
     assert state.returns().tolist() == [1.0, -1.0]

@@ -20,11 +20,12 @@ from tabletop.agents import make_agent
 from tabletop.agents.kings_cribbage import ReplyAgent
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import InvalidStateError, ParameterError
+from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES
 from tabletop.envs.kings_cribbage.move_features import COLUMNS, FEATURES, LINES, NUM_FEATURES, board_runs
 from tabletop.envs.kings_cribbage.movegen import MOVE_MOST, generate_moves
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver
 from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
-from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, FACE_KIND, FACE_VALUE, NUM_KINDS, kind_of
 from tabletop.train.evaluation.tournament import run_tournament
 
