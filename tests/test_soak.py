@@ -5,7 +5,7 @@ import pytest
 from test_contract import CASES, IDS
 
 from tabletop.envs import EnvSpec
-from tabletop.train.evaluation.soak import SoakFailure, soak
+from tabletop.envs.testing import SoakFailure, soak
 
 
 @pytest.mark.parametrize("env_id,config", CASES, ids=IDS)
