@@ -7,7 +7,7 @@ with every part the seat cannot know filled neutrally (the other racks and the b
 order; which number is printed on a laid 6 or 9; the generator), and the moves-mode game's own loader checks and
 rebuilds it. The moves-mode private observer reads from that state only what the view holds (the offered moves
 and every column of their rows follow from the board and the mover's rack: docs/kings_cribbage.md, Observation),
-so the filled parts change nothing the policy sees; tests/test_kings_cribbage_pretrained_tiles.py holds it to that.
+so the filled parts change nothing the policy sees; tests/agents/test_kings_cribbage_pretrained_tiles.py holds it to that.
 The policy's choice is then spelt in tiles-mode actions (`tiles_actions`: the placements in cell order and commit,
 or the chosen kinds and pass) and played one per call, each checked against the tiles-mode mask.
 

@@ -4,7 +4,7 @@
 tests, JSON round trips of every visited state, clone independence, masks against `clone().apply(a)` for every
 action, terminal states, non-actions refused, renders for every seat, illegal actions in both modes, the action
 layout and the parameter messages. `soak(spec, games)` plays many random games checking every invariant on every
-step, for bugs that show once in thousands. tests/test_contract.py and `tabletop soak` call these; a failure is an
+step, for bugs that show once in thousands. tests/envs/test_contract.py and `tabletop soak` call these; a failure is an
 `AssertionError` (`SoakFailure` for the soak) that names the configuration, and the seed and step where it helps.
 """
 

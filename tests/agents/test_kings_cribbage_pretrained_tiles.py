@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="the export extra is not installed: pip install -e '.[export]'")
 
-from test_kings_cribbage_env import _perturbed
+from support.kings_cribbage import perturbed
 
 from tabletop.agents import make_agent
 from tabletop.agents.kings_cribbage_tiles import MovesPolicyAtTiles, position_from_view, tiles_actions
@@ -147,7 +147,7 @@ def test_it_reads_nothing_hidden(tiles_policy):
     for seed in range(3):
         for state in _policy_turn_starts(seed, 12):
             seat = state.current_player
-            variants = [_perturbed(state, seat, rng) for _ in range(2)] + [_with_printed_turned(state, rng)]
+            variants = [perturbed(state, seat, rng) for _ in range(2)] + [_with_printed_turned(state, rng)]
             turned += variants[-1] is not None
             variants = [v for v in variants if v is not None and v.to_json() != state.to_json()]
             assert variants

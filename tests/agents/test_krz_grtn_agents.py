@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_krz_grtn_support import load, scenario
+from support.krz_grtn import load, scenario
 
 from tabletop.agents import make_agent
 from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue

@@ -5,7 +5,7 @@ both observation and reward modes; each check is one of `tabletop.envs.testing` 
 user runs on a game of their own. A shipped game joins by adding its entry to `CONFIGS` (a test fails until it
 does) and recording its traces. Per-game test files hold only rule scenarios and game-specific checks.
 
-`python tests/test_contract.py --record` rewrites tests/data/traces.json; do that only for a change of
+`python tests/envs/test_contract.py --record` rewrites tests/data/traces.json; do that only for a change of
 rules or encoding that is meant, and say so in the commit.
 """
 
@@ -19,56 +19,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.contract import CASES, CONFIGS, IDS
 
 from tabletop import envs
 from tabletop.envs import EnvSpec, ParameterError, testing
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-TRACES = Path(__file__).resolve().parent / "data" / "traces.json"
-BOTH_MODES = {"observation_mode": "omniscient", "reward": "score"}
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces.json"
 COOPERATIVE = {"krz_grtn_v1"}  # one team sharing one reward (and the penalty for an illegal action)
 
-CONFIGS: dict[str, list[dict]] = {
-    "cromlet_v0": [{}, {"num_players": 6}, {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}, BOTH_MODES],
-    "chromino_v1": [
-        {},
-        {"variant": "junior"},
-        {"variant": "expert", "num_players": 8},
-        {"variant": "solo", "num_players": 1},
-        {"num_players": 8},
-        {"variant": "expert", "grid_size": 15, "hand_size": 5, "out_bonus": 5, "tile_penalty": 3},
-        BOTH_MODES,
-        {"features": ["lookahead"]},
-        {"features": ["lookahead"], "variant": "junior", "observation_mode": "omniscient"},
-    ],
-    "kings_cribbage_v0": [
-        {},
-        {"num_players": 4},
-        {"variant": "solitaire"},
-        {"board_size": 5},
-        {"board_size": 5, "stall_rounds": 1},
-        {"board_size": 26},
-        BOTH_MODES,
-        {"action_mode": "moves"},
-        {"action_mode": "moves", "max_moves": 3, "board_size": 5, "num_players": 4},
-        {"action_mode": "moves", "variant": "solitaire", **BOTH_MODES},
-    ],
-    "krz_grtn_v1": [
-        {},
-        {"num_players": 2},
-        {"num_players": 3},
-        {"num_players": 6},
-        {"blanks_per_player": 0, "levels": [3, 4, 5, 5, 6, 6], "lives": 2},
-        {"lives": 0},
-        {"level_candidates": [3, 4, 5, 6, 7, 12]},
-        BOTH_MODES,
-        {"features": ["roles"]},
-        {"features": ["roles"], "num_players": 2, "observation_mode": "omniscient"},
-    ],
-}
 
-CASES = [(env_id, config) for env_id, configs in CONFIGS.items() for config in configs]
-IDS = [f"{env_id}-{json.dumps(config, sort_keys=True)}" for env_id, config in CASES]
 contract = pytest.mark.parametrize("env_id,config", CASES, ids=IDS)
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_contract import CASES, IDS, random_game
+from support.contract import CASES, IDS
 
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import Layout
+from tabletop.envs.testing import random_game
 
 GAMES_PER_CONFIG = 3
 

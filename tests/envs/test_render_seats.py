@@ -5,11 +5,11 @@ the facts each game's hidden-information tests redraw, and show the seat's own h
 from __future__ import annotations
 
 import numpy as np
-from test_chromino_env import _hide_differently
-from test_cromlet_env import random_states as cromlet_states
-from test_kings_cribbage_env import _perturbed
-from test_krz_grtn_masks import _lengthen_clue, _swap_letters
-from test_krz_grtn_support import random_states as krz_states
+from support.chromino import hide_differently
+from support.cromlet import random_states as cromlet_states
+from support.kings_cribbage import perturbed
+from support.krz_grtn import lengthen_clue, swap_letters
+from support.krz_grtn import random_states as krz_states
 
 from tabletop.envs import definition
 from tabletop.envs.chromino import tiles as T
@@ -66,7 +66,7 @@ def test_chromino_seat_render_shows_own_hand_only():
         for seat in range(3):
             hand = " ".join(T.tile_name(t) for t in state.hands[seat]) or "-"
             assert f"hand P{seat}: {hand}" in _ansi(state, seat)
-            seen += _check(state, _hide_differently(state, seat, rng), seat)
+            seen += _check(state, hide_differently(state, seat, rng), seat)
             compared += 1
     assert compared > 100 and seen > compared // 2
 
@@ -81,7 +81,7 @@ def test_kings_cribbage_seat_render_shows_own_rack_only():
             text = _ansi(state, seat)
             own = next(line for line in full if f"player_{seat}:" in line)
             assert own in text.splitlines() and text.count(" tiles") == 3  # two rack sizes and the bags
-            other = _perturbed(state, seat, rng)
+            other = perturbed(state, seat, rng)
             if other is not None and not other.is_terminal():
                 seen += _check(state, other, seat)
                 compared += 1
@@ -100,9 +100,9 @@ def test_krz_grtn_seat_render_hides_other_screens_clues_in_progress_and_the_targ
         for how in ("screen", "clue", "lengthen") if state.phase == CLUE else ("screen",):
             other = state.clone()
             if how == "lengthen":
-                changed = _lengthen_clue(other, seat, rng)
+                changed = lengthen_clue(other, seat, rng)
             else:
-                changed = _swap_letters(other, seat, rng, in_clue=how == "clue")
+                changed = swap_letters(other, seat, rng, in_clue=how == "clue")
             if not changed:
                 continue
             other.deck = list(rng.permutation(other.deck))

@@ -2,7 +2,7 @@
 positions the hidden parts drawn against their exact distribution (chi-square, level 0.001: the statistic must
 stay below the 0.999 quantile; seeds are fixed, so the outcome is deterministic).
 
-Contract, for each configuration (the game parameters of tests/test_contract.py's CONFIGS; adapter-only
+Contract, for each configuration (the game parameters of tests/envs/test_contract.py's CONFIGS; adapter-only
 options such as observation modes change no rule): along one seeded random game, at every few positions and
 for each seat, the resample shows that seat the same view, loads through the saved-state validator, is the
 same under the same seed, and (at a few positions) plays on legally to the end under random play; over the

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from test_contract import CASES, IDS
+from support.contract import CASES, IDS
 
 from tabletop.envs import EnvSpec
 from tabletop.envs.testing import SoakFailure, soak

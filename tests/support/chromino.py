@@ -231,3 +231,25 @@ def brute_mask(state) -> np.ndarray:
     elif not mask.any():
         mask[a.start("draw") if view["bag"] else a.start("pass")] = 1
     return mask
+
+
+def hide_differently(state, seat, rng):
+    """The same public situation with other hands and the bag dealt differently: the hands of the other seats
+    that the public history says nothing about (not the mover's once it drew or chose this turn, not those of
+    seats that just passed idle, which had nothing to lay) trade tiles with each other and the bag."""
+    data = state.to_json()
+    mover_busy = state.phase != 0 or state.drew
+    last_mover = state.current if state.is_terminal() else state.current - 1
+    idle = {(last_mover - i) % len(data["hands"]) for i in range(state.idle_turns)}
+    others = [
+        s
+        for s, h in enumerate(data["hands"])
+        if s != seat and len(h) > 1 and not (mover_busy and s == state.current) and s not in idle
+    ]
+    pool = data["bag"] + [t for s in others for t in data["hands"][s]]
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for s in others:
+        k = len(data["hands"][s])
+        data["hands"][s], pool = pool[:k], pool[k:]
+    data["bag"] = pool
+    return state.game.state_from_json(data)

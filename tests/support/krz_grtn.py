@@ -6,7 +6,7 @@ import numpy as np
 
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID, CONCEPTS, NUM_CARDS
 from tabletop.envs.krz_grtn.rules import KrzGrtnGame
-from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, counts_string, parse_counts
+from tabletop.envs.krz_grtn.tiles import LETTER_COUNTS, LETTERS, counts_string, parse_counts
 
 
 def scenario(
@@ -102,3 +102,45 @@ def random_states(num_players: int, games: int, seed: int, **kwargs):
             yield state, action
             state.apply(action)
         yield state, None
+
+
+def swap_letters(state, seat: int, rng: np.random.Generator, in_clue: bool) -> bool:
+    """Exchange one of `seat`'s letters (behind the screen, or in the clue) with a different one from the bag."""
+    if in_clue:
+        spots = [i for i, t in enumerate(state.clues[seat]) if t < len(LETTERS)]
+        if not spots:
+            return False
+        spot = spots[rng.integers(len(spots))]
+        old = state.clues[seat][spot]
+    else:
+        held = np.flatnonzero(state.supply[seat])
+        if held.size == 0:
+            return False
+        old = int(held[rng.integers(held.size)])
+    options = [k for k in np.flatnonzero(state.bag) if k != old]
+    if not options:
+        return False
+    new = int(options[rng.integers(len(options))])
+    state.bag[new] -= 1
+    state.bag[old] += 1
+    if in_clue:
+        state.clues[seat][spot] = new
+    else:
+        state.supply[seat, old] -= 1
+        state.supply[seat, new] += 1
+    state._mask = None
+    return True
+
+
+def lengthen_clue(state, seat: int, rng: np.random.Generator) -> bool:
+    """Move one of `seat`'s letters from behind the screen into the clue being laid (owned count unchanged)."""
+    held = np.flatnonzero(state.supply[seat])
+    if held.size == 0:
+        return False
+    letter = int(held[rng.integers(held.size)])
+    state.supply[seat, letter] -= 1
+    state.held[seat] -= 1
+    state.clues[seat].append(letter)
+    state.clue_letters[seat] += 1
+    state._mask = None
+    return True

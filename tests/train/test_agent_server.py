@@ -17,7 +17,7 @@ from tabletop.train.selfplay.policy import policy_kwargs
 from tabletop.train.serving import export, wire
 from tabletop.train.serving.export import export_policy
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def serve(cromlet_onnx_dir: Path, lines: list[str]) -> list[dict]:

@@ -25,7 +25,7 @@ from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
 from tabletop.train.selfplay.seat_env import SeatEnv
 
-SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke"
+SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke"
 STEPS = {"cromlet": 160, "chromino": 60, "kings_cribbage": 60, "krz_grtn": 60}  # a few episodes each, in seconds
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from test_networks import assert_never_masked, untrained_policy
+from support.networks import assert_never_masked, untrained_policy
 
 from tabletop.agents import make_agent
 from tabletop.agents.policy_agent import actor_logits
@@ -19,7 +19,7 @@ from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 torch.set_num_threads(1)
 BOARD = NetworkConfig(kind="board", hidden=[16], width=8, blocks=1, activation="relu")
 CHROMINO = EnvSpec("chromino_v1", {"num_players": 2, "features": ["lookahead"]})  # the board network reads them

@@ -19,7 +19,7 @@ from tabletop.train.selfplay.policy import policy_kwargs
 from tabletop.train.serving import export
 
 POSITIONS = 1000
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def make_game(spec: EnvSpec):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from test_networks import untrained_policy
+from support.networks import untrained_policy
 
 from tabletop.agents import OnnxAgent, RandomAgent, make_agent
 from tabletop.agents.policy_agent import actor_logits, build_policy

@@ -1,7 +1,7 @@
 """Every command that needs an extra, run without it: one line naming the extra to install, exit status 2,
 no traceback, nothing half-made. Each run is a fresh interpreter whose import system finds none of the
 extra's modules, as if never installed, so nothing an earlier test imported can hide the gap.
-`tabletop export` is tried on a trained run in tests/test_export.py."""
+`tabletop export` is tried on a trained run in tests/train/test_export.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from tabletop.agents.extras import MissingExtra, require
 from tabletop.train.evaluation.crossplay import ROLE_GAMES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 WITHOUT = """
 import sys
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from test_networks import assert_never_masked, untrained_policy
+from support.networks import assert_never_masked, untrained_policy
 
 from tabletop.agents import OnnxAgent, make_agent
 from tabletop.agents.policy_agent import actor_logits
@@ -17,7 +17,7 @@ from tabletop.train.selfplay.move_network import MovePolicy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 torch.set_num_threads(1)
 MOVES = EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "max_moves": 40})
 NETWORK = NetworkConfig(kind="moves", hidden=[16], width=8, blocks=1, activation="relu")

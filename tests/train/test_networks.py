@@ -6,43 +6,22 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from support.networks import assert_never_masked, untrained_policy
 
 from tabletop.agents import OnnxAgent, make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.observe import circle_channels
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
-from tabletop.train.selfplay.networks import CirclePolicy, network_policy
+from tabletop.train.selfplay.networks import CirclePolicy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 torch.set_num_threads(1)  # one small forward at a time: on a busy machine more threads only wait for each other
 CIRCLES = NetworkConfig(kind="circles", hidden=[16], width=8, blocks=1, activation="relu")
-
-
-def untrained_policy(network: NetworkConfig, spec: EnvSpec, seed: int = 0):
-    """An untrained policy of `network` for `spec`, its logit heads redrawn so that logits differ by whole units
-    (the network kinds' tests share it)."""
-    torch.manual_seed(seed)
-    env = spec.make_raw()
-    agent = env.possible_agents[0]
-    policy_class, kwargs = network_policy(network, spec)
-    policy = build_policy(env.observation_space(agent)["observation"], env.action_space(agent), kwargs, policy_class)
-    with torch.no_grad():
-        for head in policy.mlp_extractor.logit_heads():
-            torch.nn.init.normal_(head.weight, std=1.0)
-    return policy
-
-
-def assert_never_masked(policy, observations, masks) -> None:
-    """Neither the greedy nor the sampled choice is ever a masked action."""
-    rng = np.random.default_rng(0)
-    for observation, mask in zip(observations, masks):
-        assert mask[choose_action(policy, observation, mask, None)] == 1
-        assert mask[choose_action(policy, observation, mask, rng)] == 1
 
 
 def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:

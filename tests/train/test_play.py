@@ -59,7 +59,7 @@ def test_scripted_game_against_an_exported_policy_runs_to_the_end(cromlet_onnx_d
 
 def test_seat_and_other_games(capsys):
     """The human may sit anywhere, including a cooperative four-seat table, and reads other givers' clues
-    only once they are laid out (tests/test_transcripts.py checks every game's transcripts in depth)."""
+    only once they are laid out (tests/train/test_transcripts.py checks every game's transcripts in depth)."""
     lines = io.StringIO("\n".join(["1"] * 2000))
     out = io.StringIO()
     returns = play.play(EnvSpec("krz_grtn_v1"), "random", seat=2, seed=1, lines=lines, out=out)

@@ -27,7 +27,7 @@ from tabletop.train.selfplay.checkpoints import (
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.trainer import train
 
-SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke" / "cromlet.yaml"
+SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke" / "cromlet.yaml"
 
 
 def _steps(run: Path) -> list[str]:

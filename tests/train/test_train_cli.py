@@ -20,7 +20,7 @@ from tabletop.envs import ENV_IDS, EnvSpec
 from tabletop.train.cli import build_parser, env_spec, main
 from tabletop.train.evaluation.tournament import run_tournament
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 COMMANDS = {
     "tournament": ["tournament", "cromlet_v0", "random", "greedy", "--games", "1", "--quiet"],

@@ -9,7 +9,7 @@ import yaml
 
 from tabletop.train.selfplay.config import ConfigError, load_config, parse_config
 
-CONFIGS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").rglob("*.yaml"))
+CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").rglob("*.yaml"))
 BASE = {"env_id": "cromlet_v0", "total_steps": 1000}
 
 

@@ -14,7 +14,7 @@ from tabletop.train.selfplay.config import ConfigError, load_config
 from tabletop.train.selfplay.logs import read_csv
 from tabletop.train.selfplay.trainer import train
 
-SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
+SMOKE = sorted(Path(__file__).resolve().parents[2].joinpath("configs", "smoke").glob("*.yaml"))
 
 
 @pytest.fixture(params=SMOKE, ids=lambda p: p.stem)

@@ -16,7 +16,7 @@ from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
 from tabletop.train.selfplay.seat_env import SeatEnv
 
-SMOKE = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "smoke").glob("*.yaml"))
+SMOKE = sorted(Path(__file__).resolve().parents[2].joinpath("configs", "smoke").glob("*.yaml"))
 
 
 def smoke_config(path):

@@ -15,8 +15,8 @@ import urllib.request
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
-from test_web_server import http, new_table, receive
-from test_web_server import socket as page_socket
+from support.web import http, new_table, receive
+from support.web import socket as page_socket
 from websockets.exceptions import ConnectionClosed
 
 from tabletop.train.web import load

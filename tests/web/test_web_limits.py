@@ -50,7 +50,7 @@ def test_chromino_grids_are_bounded_on_the_web_and_the_form_says_so():
 
 
 def test_each_client_holds_a_share_of_the_tables_and_its_finished_ones_make_room():
-    from test_web_tables import play_out
+    from support.web import play_out
 
     lobby = Lobby(tables_per_client=2, max_tables=10)
     mine = [lobby.create(CROMLET, client="10.0.0.1") for _ in range(2)]

@@ -4,14 +4,12 @@ messages say, the API refuses bad requests with a reason, models and positions g
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 import pytest
+from support.web import http, new_table, receive, socket
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 from tabletop.train.web.lobby import Lobby
 from tabletop.train.web.server import Server, running
@@ -22,33 +20,6 @@ def site():
     lobby = Lobby()
     with running(Server(lobby)) as base:
         yield base, lobby
-
-
-def http(base: str, path: str, body: bytes | None = None) -> tuple[int, dict, bytes]:
-    request = urllib.request.Request(base + path.lstrip("/"), data=body, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, dict(answer.headers), answer.read()
-    except urllib.error.HTTPError as err:
-        return err.code, dict(err.headers), err.read()
-
-
-def new_table(base: str, **request) -> dict:
-    status, _, body = http(base, "/api/tables", json.dumps({"pace_ms": 0, **request}).encode())
-    assert status == 200, body
-    return json.loads(body)
-
-
-def socket(base: str, link: str, suffix: str = ""):
-    return connect(base.replace("http://", "ws://") + "ws/" + link.rsplit("/", 1)[1] + suffix)
-
-
-def receive(ws, until=lambda m: True, limit: int = 5000) -> dict:
-    for _ in range(limit):
-        message = json.loads(ws.recv(timeout=30))
-        if until(message):
-            return message
-    raise AssertionError("the expected message never came")
 
 
 def test_pages_and_the_games_list(site):

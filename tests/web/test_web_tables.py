@@ -1,5 +1,5 @@
 """`tabletop serve` without a browser: what each viewer's frame holds, moves, replays, saved positions and
-the checks on a request for a table (the websocket and HTTP side: tests/test_web_server.py)."""
+the checks on a request for a table (the websocket and HTTP side: tests/web/test_web_server.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from support.web import play_out, step_once
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
@@ -51,32 +52,6 @@ def new_table(game: str, seats: list[str] | None = None, seed: int = 0) -> tuple
         seats = ["you", "person", *[agent] * (count - 2)]
     lobby = Lobby()
     return lobby, lobby.create({"game": game, "args": args, "seats": seats, "seed": seed, "pace_ms": 0})
-
-
-def step_once(table: Table, rng: RandomAgent) -> None:
-    """One move: the agent's own choice, or a random legal move sent for the seat played from a page."""
-    if table.agent_to_move() is not None:
-        agent, observation, mask, view = table.agent_inputs()
-        table.apply(agent.act(observation, mask, view))
-        return
-    mover = table.state.current_player
-    mask = np.zeros(table.env.game.num_actions, dtype=np.int8)
-    mask[[a for a, _ in table.frame(mover)["legal"]]] = 1
-    table.play(mover, [rng.act(None, mask, {})], len(table.moves))
-
-
-def play_out(table: Table, seed: int = 0, record: bool = True) -> dict:
-    """Agents move themselves; each seat played from a page picks a random legal move from its own frame.
-    Returns every viewer's frame at every step: {(viewer, step): frame}."""
-    rng = RandomAgent(seed)
-    frames = {}
-    while True:
-        if record:
-            for viewer in table.viewers():
-                frames[viewer, len(table.moves)] = table.frame(viewer)
-        if table.over:
-            return frames
-        step_once(table, rng)
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -1,4 +1,4 @@
-"""Chromino through the environment: game-specific checks the contract test (tests/test_contract.py) does
+"""Chromino through the environment: game-specific checks the contract test (tests/envs/test_contract.py) does
 not make: the default grid, hidden information, expert score rewards, renders in the
 tiles' colours, action strings and the heuristics."""
 
@@ -8,6 +8,7 @@ import copy
 
 import numpy as np
 import pytest
+from support.chromino import hide_differently
 
 from tabletop import envs
 from tabletop.agents import make_agent
@@ -31,28 +32,6 @@ def test_default_configuration_is_the_45_cell_grid():
     assert e.unwrapped.game.grid_size == 45
 
 
-def _hide_differently(state, seat, rng):
-    """The same public situation with other hands and the bag dealt differently: the hands of the other seats
-    that the public history says nothing about (not the mover's once it drew or chose this turn, not those of
-    seats that just passed idle, which had nothing to lay) trade tiles with each other and the bag."""
-    data = state.to_json()
-    mover_busy = state.phase != 0 or state.drew
-    last_mover = state.current if state.is_terminal() else state.current - 1
-    idle = {(last_mover - i) % len(data["hands"]) for i in range(state.idle_turns)}
-    others = [
-        s
-        for s, h in enumerate(data["hands"])
-        if s != seat and len(h) > 1 and not (mover_busy and s == state.current) and s not in idle
-    ]
-    pool = data["bag"] + [t for s in others for t in data["hands"][s]]
-    pool = [pool[i] for i in rng.permutation(len(pool))]
-    for s in others:
-        k = len(data["hands"][s])
-        data["hands"][s], pool = pool[:k], pool[k:]
-    data["bag"] = pool
-    return state.game.state_from_json(data)
-
-
 def _comparable(view):
     return {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v) for k, v in view.items()}
 
@@ -66,7 +45,7 @@ def test_private_observation_and_view_ignore_hidden_facts():
         state = game.new_initial_state(rng)
         while not state.is_terminal():
             for seat in range(3):
-                other = _hide_differently(state, seat, rng)
+                other = hide_differently(state, seat, rng)
                 np.testing.assert_array_equal(private.encode(state, seat), private.encode(other, seat))
                 assert _comparable(state.view(seat)) == _comparable(other.view(seat))
                 changed += not np.array_equal(omniscient.encode(state, seat), omniscient.encode(other, seat))
@@ -140,7 +119,7 @@ def test_lookahead_heuristics_pick_legal_actions_from_the_seat_view_alone(name):
                 seat, mask = state.current_player, state.legal_action_mask()
                 view = state.view(seat)
                 assert "hands" not in view and "bag" not in view
-                twin = _hide_differently(state, seat, rng)
+                twin = hide_differently(state, seat, rng)
                 probe = copy.deepcopy(agent)  # same memory and random generator
                 action = agent.act(None, mask, _ViewOnly(view))
                 assert mask[action], state.action_to_string(action)

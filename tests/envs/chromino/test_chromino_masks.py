@@ -10,7 +10,7 @@ from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.rules import ChrominoGame
 
 try:
-    from test_chromino_helpers import brute_fits, brute_junior_fits, brute_mask, cells_of
+    from support.chromino import brute_fits, brute_junior_fits, brute_mask, cells_of
 except ModuleNotFoundError:  # tests/ imported as a package
     from tests.test_chromino_helpers import brute_fits, brute_junior_fits, brute_mask, cells_of
 

@@ -13,7 +13,7 @@ from tabletop.envs.chromino.tiles import tile_id
 from tabletop.envs.core import ParameterError
 
 try:
-    from test_chromino_helpers import MIDDLE, brute_fits, scenario
+    from support.chromino import MIDDLE, brute_fits, scenario
 except ModuleNotFoundError:  # tests/ imported as a package
     from tests.test_chromino_helpers import MIDDLE, brute_fits, scenario
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from support.cromlet import random_states
 
 from tabletop import envs
 from tabletop.agents import make_agent
@@ -51,20 +52,6 @@ def brute_force_mask(view: dict) -> np.ndarray:
         return not (only_open[arg] and can_claim)
 
     return np.array([legal(a) for a in range(NUM_ACTIONS)], dtype=np.int8)
-
-
-def random_states(config: dict, count: int, seed: int):
-    """States reached by random play, sampled along many games."""
-    rng = np.random.default_rng(seed)
-    game = CromletGame(**config)
-    produced = 0
-    while produced < count:
-        state = game.new_initial_state(rng)
-        while not state.is_terminal() and produced < count:
-            if rng.random() < 0.3:
-                produced += 1
-                yield state
-            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
 
 
 @pytest.mark.parametrize("config", [{"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3}], ids=str)

@@ -3,7 +3,7 @@
 Positions come from random play over many configurations (every player count, teams, low claim limits and
 small hands, so that limits, closings and an empty deck come up often), and from random board facts that no
 game reaches. CI compares a few thousand; for the recorded run set CROMLET_DIFF_POSITIONS, e.g.
-`CROMLET_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/test_cromlet_kernels.py`.
+`CROMLET_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/cromlet/test_cromlet_kernels.py`.
 """
 
 from __future__ import annotations

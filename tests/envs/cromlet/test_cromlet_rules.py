@@ -21,7 +21,7 @@ from tabletop.envs.cromlet.rules import (
     CromletGame,
 )
 
-SCENARIOS = json.loads((Path(__file__).parent / "scenarios" / "cromlet.json").read_text())
+SCENARIOS = json.loads((Path(__file__).resolve().parents[2] / "scenarios" / "cromlet.json").read_text())
 ALL_CARDS = list(B.CIRCLE_NAMES) + ["wild"] * B.NUM_WILDS
 
 
@@ -388,7 +388,7 @@ def test_bad_constructor_arguments_name_the_problem(kwargs, match):
 
 
 def test_bad_json_states_are_rejected():
-    """One of each kind; tests/test_cromlet_states.py tampers with every field."""
+    """One of each kind; tests/envs/cromlet/test_cromlet_states.py tampers with every field."""
     game = CromletGame(num_players=2)
     data = complete(SCENARIOS["q8_claimable"])
     with pytest.raises(InvalidStateError, match=r"hands\[0\]\[0\]: unknown Cromlet card"):

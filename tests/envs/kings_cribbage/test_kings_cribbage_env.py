@@ -6,15 +6,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from support.kings_cribbage import perturbed
 
 from tabletop.agents import make_agent
 from tabletop.envs import EnvSpec
-from tabletop.envs.core import InvalidStateError
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver
 from tabletop.envs.kings_cribbage.render import KingsCribbageRenderer
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.kings_cribbage.scoring import is_valid_hand
-from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_KINDS, TILES_PER_KIND
+from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND
 from tabletop.train.evaluation.tournament import run_tournament
 
 CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"variant": "solitaire"}]
@@ -48,39 +48,6 @@ def test_saved_state_mid_move_continues_identically():
 
 
 # --- hidden information ----------------------------------------------------------------------------------
-def _perturbed(state, observer: int, rng) -> "object | None":
-    """The same public position with every fact hidden from `observer` redrawn: others' free rack tiles
-    swapped with the bag, the bag reshuffled. None if the redraw breaks the move or exchange being built."""
-    data = state.to_json()
-    game = state.game
-    cells = game.cells
-    locked = Counter(int(FACE_KIND[a // cells]) for a in state.pending) + Counter(state.marked)
-    for seat in range(game.num_players):
-        if seat == observer:
-            continue
-        bag = data["bags"][game.bag_of[seat]]
-        rack = list(data["racks"][seat])
-        keep = Counter(locked) if seat == state.current else Counter()
-        free = []
-        for k in rack:
-            if keep[k]:
-                keep[k] -= 1
-            else:
-                free.append(k)
-        fixed = list((Counter(rack) - Counter(free)).elements())
-        pool = free + bag
-        order = rng.permutation(len(pool))
-        pool = [pool[i] for i in order]
-        data["racks"][seat] = sorted(fixed + pool[: len(free)])
-        data["bags"][game.bag_of[seat]] = pool[len(free) :]
-    for b in range(len(data["bags"])):
-        data["bags"][b] = [data["bags"][b][i] for i in rng.permutation(len(data["bags"][b]))]
-    try:
-        return game.state_from_json(data)
-    except InvalidStateError as error:  # the mover's redrawn tiles no longer allow the move or exchange begun
-        if error.field.startswith(("pending", "marked")):
-            return None
-        raise
 
 
 @pytest.mark.parametrize("config", [{"num_players": 3}, {"variant": "solitaire"}], ids=str)
@@ -93,7 +60,7 @@ def test_private_observation_ignores_hidden_facts(config):
         private = KingsCribbageObserver(game, omniscient=False)
         while not state.is_terminal():
             for observer in range(game.num_players):
-                other = _perturbed(state, observer, rng)
+                other = perturbed(state, observer, rng)
                 if other is None or other.is_terminal():
                     continue
                 np.testing.assert_array_equal(private.encode(state, observer), private.encode(other, observer))

@@ -3,7 +3,7 @@ the same moves, points and order for every rack on boards from random games of b
 player count, the same offered moves, and the same sub-step narrowing and masks.
 
 A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
-the offer made from them at several limits. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/test_kings_cribbage_kernels.py` runs the
+the offer made from them at several limits. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
 large differential check (docs/kings_cribbage.md, Speed, records its last run).
 """
 

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_kings_cribbage_env import _perturbed
-from test_kings_cribbage_oracle import brute_moves
+from support.kings_cribbage import brute_moves, perturbed
 
 from tabletop.agents import make_agent
 from tabletop.agents.kings_cribbage import ReplyAgent
@@ -246,7 +245,7 @@ def test_move_features_match_a_walk_over_the_board(config):
 
 
 def test_the_docs_list_every_feature_column():
-    page = (Path(__file__).resolve().parents[1] / "docs" / "kings_cribbage.md").read_text()
+    page = (Path(__file__).resolve().parents[3] / "docs" / "kings_cribbage.md").read_text()
     rows = re.findall(r"^\| (\d+)(?:–(\d+))? \| `(\w+)` \| (.*) \|$", page, flags=re.M)
     assert [(name, int(first), int(last or first)) for first, last, name, _ in rows] == [
         (name, COLUMNS[name].start, COLUMNS[name].stop - 1) for name, _, _ in FEATURES
@@ -294,7 +293,7 @@ def test_private_observation_and_view_ignore_hidden_facts(config):
         if state.is_terminal():
             break
         for seat in range(game.num_players):
-            other = _perturbed(state, seat, rng)
+            other = perturbed(state, seat, rng)
             if other is None or other.is_terminal():
                 continue
             np.testing.assert_array_equal(observer.encode(state, seat), observer.encode(other, seat))

@@ -2,7 +2,7 @@
 
 Every scenario is a position set up directly from a small board description. Most could not arise in play
 (one tile on the board, an empty rack beside a full bag, no points scored), so `from_json`, which accepts
-reachable positions only, would refuse them (tests/test_kings_cribbage_states.py); a rule does not care.
+reachable positions only, would refuse them (tests/envs/kings_cribbage/test_kings_cribbage_states.py); a rule does not care.
 """
 
 from collections import Counter

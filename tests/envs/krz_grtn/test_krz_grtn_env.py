@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from test_krz_grtn_support import load, random_states, scenario
+from support.krz_grtn import load, random_states, scenario
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.rules import KrzGrtnGame

@@ -7,7 +7,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from test_krz_grtn_support import random_states
+from support.krz_grtn import lengthen_clue, random_states, swap_letters
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.observe import KrzGrtnObserver
@@ -108,54 +108,12 @@ def _same_views(a: dict, b: dict) -> bool:
     return all(np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k] for k in a)
 
 
-def _swap_letters(state, seat: int, rng: np.random.Generator, in_clue: bool) -> bool:
-    """Exchange one of `seat`'s letters (behind the screen, or in the clue) with a different one from the bag."""
-    if in_clue:
-        spots = [i for i, t in enumerate(state.clues[seat]) if t < len(LETTERS)]
-        if not spots:
-            return False
-        spot = spots[rng.integers(len(spots))]
-        old = state.clues[seat][spot]
-    else:
-        held = np.flatnonzero(state.supply[seat])
-        if held.size == 0:
-            return False
-        old = int(held[rng.integers(held.size)])
-    options = [k for k in np.flatnonzero(state.bag) if k != old]
-    if not options:
-        return False
-    new = int(options[rng.integers(len(options))])
-    state.bag[new] -= 1
-    state.bag[old] += 1
-    if in_clue:
-        state.clues[seat][spot] = new
-    else:
-        state.supply[seat, old] -= 1
-        state.supply[seat, new] += 1
-    state._mask = None
-    return True
-
-
-def _lengthen_clue(state, seat: int, rng: np.random.Generator) -> bool:
-    """Move one of `seat`'s letters from behind the screen into the clue being laid (owned count unchanged)."""
-    held = np.flatnonzero(state.supply[seat])
-    if held.size == 0:
-        return False
-    letter = int(held[rng.integers(held.size)])
-    state.supply[seat, letter] -= 1
-    state.held[seat] -= 1
-    state.clues[seat].append(letter)
-    state.clue_letters[seat] += 1
-    state._mask = None
-    return True
-
-
 def _perturb_and_compare(state, changed_seat: int, observers: list[int], rng, how: str) -> bool:
     other = state.clone()
     changed = (
-        _lengthen_clue(other, changed_seat, rng)
+        lengthen_clue(other, changed_seat, rng)
         if how == "lengthen"
-        else _swap_letters(other, changed_seat, rng, in_clue=how == "clue")
+        else swap_letters(other, changed_seat, rng, in_clue=how == "clue")
     )
     if not changed:
         return False

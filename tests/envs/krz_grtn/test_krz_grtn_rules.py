@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_krz_grtn_support import load, scenario
+from support.krz_grtn import load, scenario
 
 from tabletop.envs.core import IllegalActionError, ParameterError
 from tabletop.envs.krz_grtn import actions as act
