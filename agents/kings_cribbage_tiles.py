@@ -114,8 +114,8 @@ def tiles_actions(moves_view: dict[str, Any], action: int) -> list[int]:
     view): an offered move's placements in increasing cell order then commit, or an exchange's chosen kinds in
     non-decreasing order then pass. One sequence per move or exchange, as the tiles mode spells it."""
     tiles, cells = tiles_layout(moves_view["board_size"]), moves_view["board_size"] ** 2
-    kind, index = moves_layout(moves_view["max_moves"]).decode(action)
-    if kind == "play":
+    block, index = moves_layout(moves_view["max_moves"]).decode(action)
+    if block == "play":
         return sorted((int(a) for a in moves_view["offered"][index]), key=lambda a: a % cells) + [tiles.start("commit")]
     marked = [tiles.encode("mark", kind) for i, kind in enumerate(moves_view["rack"]) if index >> i & 1]
     return marked + [tiles.start("exchange")]

@@ -2,10 +2,10 @@
 
 Per game, a list of configurations covers every variant, the smallest and largest player counts and
 both observation and reward modes; each check is one of `tabletop.envs.testing` (docs/testing.md), the same a
-user runs on a game of their own. A shipped game joins by adding its entry to `CONFIGS` (a test fails until it
+user runs on a game of their own. A shipped game joins by adding its entry to `support.contract.CONFIGS` (a test fails until it
 does) and recording its traces. Per-game test files hold only rule scenarios and game-specific checks.
 
-`python tests/envs/test_contract.py --record` rewrites tests/data/traces.json; do that only for a change of
+`PYTHONPATH=tests python tests/envs/test_contract.py --record` rewrites tests/data/traces.json; do that only for a change of
 rules or encoding that is meant, and say so in the commit.
 """
 

@@ -19,12 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.envs import IllegalActionError, InvalidStateError
+from tabletop.envs import EnvSpec, IllegalActionError, InvalidStateError
 from tabletop.envs.chromino import saved
 from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.rules import ChrominoGame
 from tabletop.envs.chromino.table import Placement, Table
 from tabletop.envs.cromlet.rules import CromletGame
+from tabletop.envs.testing import random_game
 
 # (configuration, seeds): small hands make lone chameleons, big ones empty the bag (idle turns, blocked ends)
 ROUND_TRIPS = [
@@ -41,15 +42,8 @@ ROUND_TRIPS = [
 
 
 def random_states(config: dict, seed: int):
-    """Every state of one seeded random game, each yielded before its move is applied."""
-    game = ChrominoGame(**config)
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(rng)
-    while True:
-        yield state
-        if state.is_terminal():
-            return
-        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    """Every state of one seeded random game, the final one included."""
+    return random_game(EnvSpec("chromino_v1", config), seed)
 
 
 def kinds_of(state) -> set[str]:

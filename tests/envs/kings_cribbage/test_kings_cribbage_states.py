@@ -32,18 +32,12 @@ from tabletop.envs.kings_cribbage.tiles import (
     face_value,
     kind_rank,
 )
+from tabletop.envs.testing import random_game
 
 
 def _random_states(config: dict, seed: int):
     """Every state of one seeded random game, the final one included."""
-    game = KingsCribbageGame(**config)
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(rng)
-    while True:
-        yield state
-        if state.is_terminal():
-            return
-        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    return random_game(EnvSpec("kings_cribbage_v0", config), seed)
 
 
 def _ending(state) -> str:
