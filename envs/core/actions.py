@@ -104,9 +104,9 @@ class ActionLayout:
 
     def markdown(self) -> str:
         """The docs table: which actions each block holds and what they mean."""
-        rows = ["| actions | block | meaning |", "|---|---|---|"]
+        rows = ["| block | actions | shape | meaning |", "|---|---|---|---|"]
         for b in self.blocks:
             span = str(b.start) if b.size == 1 else f"{b.start} .. {b.stop - 1}"
-            shape = f" ({' × '.join(map(str, b.shape))})" if b.shape else ""
-            rows.append(f"| {span} | `{b.name}`{shape} | {b.doc} |")
+            shape = " × ".join(map(str, b.shape)) or "one action"
+            rows.append(f"| `{b.name}` | {span} | {shape} | {b.doc} |")
         return "\n".join(rows)
