@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tabletop import envs
+from tabletop.envs.testing import random_game
 
 GAME_CONFIGS: dict[str, list[dict]] = {
     "cromlet_v0": [{}, {"num_players": 6}, {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}],
@@ -76,21 +77,10 @@ def _play_out(state, rng: np.random.Generator) -> None:
         state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
 
 
-def _random_game(game, seed: int):
-    """The positions of one seeded random game, each a clone."""
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(rng)
-    states = [state.clone()]
-    while not state.is_terminal():
-        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
-        states.append(state.clone())
-    return states
-
-
 @pytest.mark.parametrize(("env_id", "config"), CASES, ids=[f"{e}-{c}" for e, c in CASES])
 def test_resample_contract(env_id, config):
     game = _game(env_id, **config)
-    states = _random_game(game, seed=7)[:: STRIDE[env_id]]
+    states = [s.clone() for s in random_game(envs.EnvSpec(env_id, config), seed=7)][:: STRIDE[env_id]]
     rng = np.random.default_rng(11)
     varied = 0
     played = set(np.linspace(0, len(states) - 1, PLAY_ON).astype(int).tolist())
