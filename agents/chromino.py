@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.chromino.actions import ActionLayout
+from tabletop.envs.chromino.actions import layout as action_layout
 from tabletop.envs.chromino.table import Placement, Table
 
 
@@ -21,14 +21,14 @@ class _PlacementHeuristic:
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
-        self._layouts: dict[int, ActionLayout] = {}
         self._plan: tuple[int, int, int, int] | None = None  # the placement picked at the last decision
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
-        layout = self._layouts.setdefault(view["grid_size"], ActionLayout(view["grid_size"]))
+        layout = action_layout(view["grid_size"])
         moves = view["legal_moves"]
         if moves is None or len(moves) == 0:  # draw or pass: exactly one of them is open
-            return layout.draw if action_mask[layout.draw] else layout.pass_
+            draw = layout.start("draw")
+            return draw if action_mask[draw] else layout.start("pass")
         if view["phase"] == "place":
             moves = moves[(moves[:, 0] == view["chosen_tile"]) & (moves[:, 1] == view["chosen_orientation"])]
         scores = self._score(moves, view)
@@ -36,8 +36,8 @@ class _PlacementHeuristic:
         tile, orientation, row, col, _ = moves[best[self.rng.integers(best.size)]]
         self._plan = (int(tile), int(orientation), int(row), int(col))
         if view["phase"] == "place":
-            return layout.place(int(row), int(col))
-        return layout.choose(int(tile), int(orientation))
+            return layout.encode("place", int(row), int(col))
+        return layout.encode("choose", int(tile), int(orientation))
 
     def _score(self, moves: np.ndarray, view: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
@@ -157,9 +157,9 @@ class KeepOptions(_PlacementHeuristic):
             and plan is not None
             and plan[:2] == (view["chosen_tile"], view["chosen_orientation"])
         ):
-            layout = self._layouts.setdefault(view["grid_size"], ActionLayout(view["grid_size"]))
-            if action_mask[layout.place(plan[2], plan[3])]:
-                return layout.place(plan[2], plan[3])
+            action = action_layout(view["grid_size"]).encode("place", plan[2], plan[3])
+            if action_mask[action]:
+                return action
         return super().act(observation, action_mask, view)
 
     def _score(self, moves, view):

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.envs.kings_cribbage.actions import moves_layout, tiles_layout
 from tabletop.envs.kings_cribbage.movegen import generate_moves
 from tabletop.envs.kings_cribbage.scoring import MAX_HAND
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
     FACE_VALUE,
-    NUM_FACES,
     NUM_KINDS,
     NUM_RANKS,
     TILES_PER_KIND,
@@ -26,13 +26,6 @@ from tabletop.envs.kings_cribbage.tiles import (
     kind_of,
     kind_rank,
 )
-
-
-def _layout(view: dict[str, Any]) -> tuple[int, int, int, int]:
-    """(cells, commit action, first exchange-choice action, exchange action) for the view's board."""
-    cells = view["board_size"] ** 2
-    commit = NUM_FACES * cells
-    return cells, commit, commit + 1, commit + 1 + NUM_KINDS
 
 
 class _Planner:
@@ -56,18 +49,18 @@ class _Planner:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         if view["action_mode"] == "moves":
             return self._act_on_moves(action_mask, view)
-        cells, commit, mark_base, exchange = _layout(view)
+        layout = tiles_layout(view["board_size"])
         if not view.get("can_move", True):
-            return self._exchange_step(action_mask, view, mark_base, exchange)
-        plan = self._current_plan(view, cells)
+            return self._exchange_step(action_mask, view, layout.start("mark"), layout.start("exchange"))
+        plan = self._current_plan(view)
         depth = len(view["pending"])
-        action = commit if depth == len(plan) else plan[depth]
+        action = layout.start("commit") if depth == len(plan) else plan[depth]
         if not action_mask[action]:  # cannot happen with an honest view; stay legal regardless
             legal = np.flatnonzero(action_mask)
             return int(legal[self.rng.integers(len(legal))])
         return int(action)
 
-    def _current_plan(self, view: dict[str, Any], cells: int) -> list[int]:
+    def _current_plan(self, view: dict[str, Any]) -> list[int]:
         key = (view["values"].tobytes(), tuple(view["rack"]))
         pending = list(view["pending"])
         if self._plan is not None and self._plan[0] == key and self._plan[1][: len(pending)] == pending:
@@ -96,7 +89,7 @@ class _Planner:
 
     def _act_on_moves(self, mask: np.ndarray, view: dict[str, Any]) -> int:
         """Moves mode: the slot of the best offered move, or the exchange of the tiles this player gives back."""
-        exchange_base = view["max_moves"]
+        exchange_base = moves_layout(view["max_moves"]).start("exchange")
         if view["can_move"]:
             offered = view["offered"]
             actions = np.full((len(offered), MAX_HAND), -1, dtype=np.int64)

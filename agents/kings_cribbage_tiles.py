@@ -7,7 +7,7 @@ with every part the seat cannot know filled neutrally (the other racks and the b
 order; which number is printed on a laid 6 or 9; the generator), and the moves-mode game's own loader checks and
 rebuilds it. The moves-mode private observer reads from that state only what the view holds (the offered moves
 and every column of their rows follow from the board and the mover's rack: docs/kings_cribbage.md, Observation),
-so the filled parts change nothing the policy sees; tests/test_kings_cribbage_pretrained_tiles.py holds it to that.
+so the filled parts change nothing the policy sees; tests/agents/test_kings_cribbage_pretrained_tiles.py holds it to that.
 The policy's choice is then spelt in tiles-mode actions (`tiles_actions`: the placements in cell order and commit,
 or the chosen kinds and pass) and played one per call, each checked against the tiles-mode mask.
 
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from tabletop.agents.base import Agent, policy_key
-from tabletop.agents.kings_cribbage import _layout
 from tabletop.envs import EnvSpec
+from tabletop.envs.kings_cribbage.actions import moves_layout, tiles_layout
 from tabletop.envs.kings_cribbage.movegen import generate_moves
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, TILES_PER_KIND, kind_colour, kind_of
 
@@ -113,18 +113,18 @@ def tiles_actions(moves_view: dict[str, Any], action: int) -> list[int]:
     """The tiles-mode action sequence of moves-mode `action` in the position `moves_view` (the mover's moves-mode
     view): an offered move's placements in increasing cell order then commit, or an exchange's chosen kinds in
     non-decreasing order then pass. One sequence per move or exchange, as the tiles mode spells it."""
-    cells, commit, mark_base, exchange = _layout(moves_view)
-    max_moves = moves_view["max_moves"]
-    if action < max_moves:
-        return sorted((int(a) for a in moves_view["offered"][action]), key=lambda a: a % cells) + [commit]
-    rack, choice = moves_view["rack"], action - max_moves
-    return [mark_base + kind for i, kind in enumerate(rack) if choice >> i & 1] + [exchange]
+    tiles, cells = tiles_layout(moves_view["board_size"]), moves_view["board_size"] ** 2
+    block, index = moves_layout(moves_view["max_moves"]).decode(action)
+    if block == "play":
+        return sorted((int(a) for a in moves_view["offered"][index]), key=lambda a: a % cells) + [tiles.start("commit")]
+    marked = [tiles.encode("mark", kind) for i, kind in enumerate(moves_view["rack"]) if index >> i & 1]
+    return marked + [tiles.start("exchange")]
 
 
 def _done_actions(view: dict[str, Any]) -> list[int]:
     """The tiles-mode actions of this turn so far (the placements made, the kinds chosen)."""
-    _, _, mark_base, _ = _layout(view)
-    return [int(a) for a in view["pending"]] + [mark_base + int(k) for k in view["marked"]]
+    mark = tiles_layout(view["board_size"]).start("mark")
+    return [int(a) for a in view["pending"]] + [mark + int(k) for k in view["marked"]]
 
 
 # --- the agent ------------------------------------------------------------------------------------------------------
@@ -170,9 +170,9 @@ class MovesPolicyAtTiles:
     def choose(self, view: dict[str, Any], done: Sequence[int] = ()) -> list[int]:
         """The tiles-mode actions of the policy's move or exchange this turn; with `done` (actions already played
         this turn, not by this plan), its best choice among those that begin with them."""
-        _, commit, _, exchange = _layout(view)
+        layout = tiles_layout(view["board_size"])
         if not view["can_move"] and view["bag_sizes"][view["player"]] == 0:
-            return [exchange]  # the only action: pass (in moves mode too); no position to rebuild
+            return [layout.start("exchange")]  # the only action: pass (in moves mode too); no position to rebuild
         state = self.moves_state(view)
         seat = view["player"]
         moves_view = state.view(seat)
@@ -182,7 +182,7 @@ class MovesPolicyAtTiles:
             for action in np.flatnonzero(mask):
                 mask[action] = tiles_actions(moves_view, int(action))[: len(done)] == list(done)
             if not mask.any():  # the move begun is none the policy is offered: finish it with the most points
-                return self._best_completion(view, done, commit)
+                return self._best_completion(view, done, layout.start("commit"))
         obs = self._observer.encode(state, seat)
         return tiles_actions(moves_view, int(self.policy.act(obs, mask, moves_view)))
 

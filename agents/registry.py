@@ -8,6 +8,7 @@ Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a trained checkp
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 from importlib import resources
 from pathlib import Path
@@ -26,9 +27,12 @@ def game_of(env_id: str) -> str:
 
 
 def heuristics(env_id: str) -> dict[str, type]:
-    """The heuristic classes of a game, by name."""
-    module = importlib.import_module(f"tabletop.agents.{game_of(env_id)}")
-    return dict(module.HEURISTICS)
+    """The heuristic classes of a game, by name: `tabletop.agents.<game>.HEURISTICS` for a shipped game; none for
+    a game registered from outside (`tabletop.envs.register`), which plays `random` and its policies."""
+    name = f"tabletop.agents.{game_of(env_id)}"
+    if importlib.util.find_spec(name) is None:
+        return {}
+    return dict(importlib.import_module(name).HEURISTICS)
 
 
 def agent_names(env_id: str) -> list[str]:

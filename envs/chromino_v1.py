@@ -1,5 +1,6 @@
 """Chromino as a PettingZoo AEC environment (docs/chromino.md has rules, layouts and rewards)."""
 
+from tabletop.envs.chromino import actions
 from tabletop.envs.chromino.observe import ChrominoObserver
 from tabletop.envs.chromino.render import ChrominoRenderer
 from tabletop.envs.chromino.rules import ChrominoGame
@@ -11,5 +12,6 @@ DEFINITION = GameDefinition(
     ChrominoObserver,
     ChrominoRenderer,
     "Chromino for 2-8 players (standard, junior, expert) or one (solo).",
+    public_constants=actions.public_constants,
 )
 raw_env, env = entry_points(DEFINITION)

@@ -12,17 +12,42 @@ from pettingzoo import AECEnv
 from tabletop.envs.core import GameDefinition, ParameterError, TabletopEnv
 from tabletop.envs.core.protocol import Game
 
-ENV_IDS = ("cromlet_v0", "chromino_v1", "kings_cribbage_v0", "krz_grtn_v1")
+SHIPPED_IDS = ("cromlet_v0", "chromino_v1", "kings_cribbage_v0", "krz_grtn_v1")
+ENV_IDS: list[str] = list(SHIPPED_IDS)
+"""Every game that can be made: the shipped ones, then those `register`ed (one list, kept up to date in place, so
+every module that imported it sees a registration)."""
 RETIRED_IDS = ("chromino_v0", "krz_grtn_v0")
 """Earlier versions, each still built as it always was (its docs page's version history says how), so saved
 runs and exported policies keep their meaning; new work names the current id."""
+_REGISTERED: dict[str, GameDefinition] = {}
 
 
 def definition(env_id: str) -> GameDefinition:
-    """The `GameDefinition` held by the versioned entry module `tabletop.envs.<env_id>`."""
-    if env_id not in ENV_IDS + RETIRED_IDS:
+    """The `GameDefinition` of `env_id`: a registered one, or the one held by the entry module `tabletop.envs.<env_id>`."""
+    if env_id in _REGISTERED:
+        return _REGISTERED[env_id]
+    if env_id not in (*SHIPPED_IDS, *RETIRED_IDS):
         raise ParameterError(f"unknown env_id {env_id!r}; registered: {', '.join(ENV_IDS)}")
     return importlib.import_module(f"tabletop.envs.{env_id}").DEFINITION
+
+
+def register(game: GameDefinition) -> None:
+    """Make a game defined outside this package (your own, a test's) a registered one: `make`, `EnvSpec`,
+    training configs, tournaments, export and `tabletop serve` then take its id like a shipped game's."""
+    if not isinstance(game, GameDefinition):
+        raise ParameterError(f"register takes a GameDefinition, got {type(game).__name__}")
+    if game.env_id in ENV_IDS or game.env_id in RETIRED_IDS:
+        raise ParameterError(f"env_id {game.env_id!r} is registered already; registered: {', '.join(ENV_IDS)}")
+    _REGISTERED[game.env_id] = game
+    ENV_IDS.append(game.env_id)
+
+
+def unregister(env_id: str) -> None:
+    """Forget a game `register` added (the shipped games stay)."""
+    if env_id not in _REGISTERED:
+        raise ParameterError(f"env_id {env_id!r} was not added by register; added: {', '.join(_REGISTERED) or 'none'}")
+    del _REGISTERED[env_id]
+    ENV_IDS.remove(env_id)
 
 
 def make(env_id: str, **kwargs: Any) -> AECEnv:

@@ -262,7 +262,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _soak(args: argparse.Namespace) -> int:
-    from tabletop.train.evaluation.soak import SoakFailure, soak
+    from tabletop.envs.testing import SoakFailure, soak
 
     try:
         report = soak(env_spec(args.env_id, args.env_kwargs), args.games, seed=args.seed)

@@ -13,38 +13,32 @@ thousands for the grid the layout measurement asks for.
 
 from __future__ import annotations
 
-from tabletop.envs.chromino.tiles import NUM_TILES
+from functools import cache
+
+from tabletop.envs.chromino import tiles
+from tabletop.envs.core.actions import ActionLayout
 
 NUM_ORIENTATIONS = 4
 PHASES = ("choose", "drawn", "place", "over")  # a turn's sub-steps: choose (or draw/pass), after a draw, lay
 CHOOSE, DRAWN, PLACE, OVER = range(4)
 
 
-class ActionLayout:
-    """Index arithmetic for one grid size; heuristics use it too (it is public knowledge)."""
+@cache
+def layout(grid_size: int) -> ActionLayout:
+    """The actions of a grid of side `grid_size`; heuristics use it too (it is public knowledge)."""
+    return ActionLayout.of(
+        ("choose", (tiles.NUM_TILES, NUM_ORIENTATIONS), "choose tile t from the hand, to lie in orientation o"),
+        ("place", (grid_size, grid_size), "lay the chosen tile with its centre square on cell (row, col)"),
+        ("draw", (), "draw a tile from the bag"),
+        ("pass", (), "pass (keep the drawn tile, or nothing at all is possible)"),
+    )
 
-    def __init__(self, grid_size: int):
-        self.grid_size = grid_size
-        self.cells = grid_size * grid_size
-        self.place_base = NUM_ORIENTATIONS * NUM_TILES
-        self.draw = self.place_base + self.cells
-        self.pass_ = self.draw + 1
-        self.num_actions = self.pass_ + 1
 
-    def choose(self, tile: int, orientation: int) -> int:
-        return NUM_ORIENTATIONS * tile + orientation
-
-    def place(self, row: int, col: int) -> int:
-        return self.place_base + row * self.grid_size + col
-
-    def decode(self, action: int) -> tuple:
-        """('choose', tile, orientation) | ('place', row, col) | ('draw',) | ('pass',)."""
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is outside [0, {self.num_actions})")
-        if action < self.place_base:
-            return ("choose", *divmod(action, NUM_ORIENTATIONS))
-        if action == self.draw:
-            return ("draw",)
-        if action == self.pass_:
-            return ("pass",)
-        return ("place", *divmod(action - self.place_base, self.grid_size))
+def public_constants(game) -> dict:
+    """What a drawing of this configuration reads besides a seat's view: the tile set and the grid."""
+    return {
+        "tile_colours": tiles.TILE_COLOURS.tolist(),
+        "colour_names": list(tiles.COLOUR_NAMES),
+        "wild": tiles.WILD,
+        "grid_size": game.grid_size,
+    }

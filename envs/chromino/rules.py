@@ -1,6 +1,6 @@
 """Chromino's rules: the game configuration and the state it plays on.
 
-A turn is one to four agent steps: choose a tile, then lay it (`actions.ActionLayout`); when no tile
+A turn is one to four agent steps: choose a tile, then lay it (`actions.layout`); when no tile
 fits, draw, then choose-and-lay the drawn tile or pass. Masks come from one placement search per turn
 stage (`Table.search`), cached until the hand or the table changes.
 """
@@ -13,7 +13,7 @@ import numpy as np
 
 from tabletop.envs.chromino import kernels, saved
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PHASES, PLACE, ActionLayout
+from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PHASES, PLACE, layout
 from tabletop.envs.chromino.table import Placement, Table, start_placement
 from tabletop.envs.core import (
     BaseState,
@@ -95,7 +95,7 @@ class ChrominoGame:
         self.out_bonus = self.params["out_bonus"]
         self.tile_penalty = self.params["tile_penalty"]
         self.junior = variant == "junior"
-        self.actions = ActionLayout(self.grid_size)
+        self.actions = layout(self.grid_size)
         self.num_actions = self.actions.num_actions
 
     def config(self) -> dict[str, Any]:
@@ -313,14 +313,14 @@ class ChrominoState(BaseState):
         if self.phase == OVER:
             pass
         elif self.phase == PLACE:  # lay the chosen tile with its centre on (row, col)
-            kernels.mark(mask, self.legal_moves(), a.place_base, 2, a.grid_size, 3)
+            kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
         else:  # choose a (tile, orientation), or draw or pass
             moves = self.legal_moves()
             kernels.mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
             if self.phase == DRAWN:
-                mask[a.pass_] = 1
+                mask[a.start("pass")] = 1
             elif not moves.size:
-                mask[a.draw if self.bag else a.pass_] = 1
+                mask[a.start("draw") if self.bag else a.start("pass")] = 1
         return _read_only(mask)
 
     def _place(self, p: Placement) -> None:

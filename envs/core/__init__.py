@@ -1,5 +1,6 @@
 """What every game shares: the layer protocols, the states' base, parameter declarations, the AEC adapter, helpers."""
 
+from tabletop.envs.core.actions import ActionBlock, ActionLayout
 from tabletop.envs.core.aec import ADAPTER_PARAMETERS, TabletopEnv
 from tabletop.envs.core.definition import GameDefinition, entry_points
 from tabletop.envs.core.encoding import Layout
@@ -11,6 +12,8 @@ from tabletop.envs.core.state import BaseState
 
 __all__ = [
     "ADAPTER_PARAMETERS",
+    "ActionBlock",
+    "ActionLayout",
     "BaseState",
     "Game",
     "GameDefinition",

@@ -32,6 +32,11 @@ class GameDefinition:
     """Defaults that differ from the declared ones: a retired id keeps its old meaning this way."""
     successor: str | None = None
     """For a retired id, the current one (a retired id builds the same env it always did)."""
+    public_constants: Callable[[Game], Mapping[str, Any]] | None = None
+    """What a drawing of one configuration reads besides a seat's view (the printed board, the tile set; public
+    only); `frontend_constants` adds the action layout's offsets. None: the offsets alone."""
+    view_names: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    """Names for the ids a seat's view holds, for a page to print (KRZ GRTN's pictures); None: no names."""
 
     @property
     def parameters(self) -> Parameters:
@@ -62,6 +67,16 @@ class GameDefinition:
     def env(self, **kwargs: Any) -> AECEnv:
         """The raw env inside PettingZoo's standard order check, as the classic environments apply it."""
         return OrderEnforcing(self.raw_env(**kwargs))
+
+    def frontend_constants(self, game: Game) -> dict[str, Any]:
+        """The public constants a frontend's drawing of `game` reads: the game's own, and under `actions` the
+        first action of every block of its action layout (`ActionLayout.constants`)."""
+        own = dict(self.public_constants(game)) if self.public_constants else {}
+        return {**own, "actions": game.actions.constants()}
+
+    def names_in_view(self, view: Mapping[str, Any]) -> dict[str, Any]:
+        """Names for the ids `view` holds (`view_names`); empty for a game that declares none."""
+        return dict(self.view_names(view)) if self.view_names else {}
 
 
 def entry_points(definition: GameDefinition) -> tuple[Callable[..., TabletopEnv], Callable[..., AECEnv]]:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from tabletop.envs.core.actions import ActionLayout
 from tabletop.envs.core.encoding import Layout
 from tabletop.envs.core.params import Parameters
 
@@ -71,6 +72,8 @@ class Game(Protocol):
     """This configuration's value of every parameter (defaults filled in)."""
     num_players: int
     num_actions: int
+    actions: ActionLayout
+    """What each of the `num_actions` indices means (`envs/core/actions.py`)."""
 
     def new_initial_state(self, rng: np.random.Generator) -> State:
         """A fresh game; every random choice, now and later, comes from `rng`."""

@@ -2,7 +2,7 @@
 small numpy operations, each of which costs more than the whole loop at this size.
 
 `rules.py` stays the readable source of truth and calls these; the numpy formulas they replaced are kept
-in `tests/oracles/cromlet_mask.py`, and `tests/test_cromlet_kernels.py` holds the kernels to them.
+in `tests/oracles/cromlet_mask.py`, and `tests/envs/cromlet/test_cromlet_kernels.py` holds the kernels to them.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet import kernels, saved
 from tabletop.envs.cromlet.actions import (  # noqa: F401 (the layout, importable from the rules too)
+    LAYOUT,
     NUM_ACTIONS,
     PLAY,
     PLAY_CLAIM,
@@ -63,6 +64,7 @@ class CromletGame:
     """Cromlet for 2-6 players, or 2-3 teams seated alternately."""
 
     name = "cromlet_v0"
+    actions = LAYOUT
     num_actions = NUM_ACTIONS
     parameters = PARAMETERS
 

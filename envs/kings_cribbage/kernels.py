@@ -6,7 +6,7 @@ A mid-game turn costs 20-50 us here where the numpy formulas before spent ~0.6 m
 `movegen.py`, `rules.py` and `offer.py` say what is computed and in which order, and build every table these
 loops read (the tables are passed in, so a changed table can never hide behind a stale compiled copy); the
 numpy code these loops replaced is the oracle (tests/oracles/kings_cribbage_*.py) of
-`tests/test_kings_cribbage_kernels.py`.
+`tests/envs/kings_cribbage/test_kings_cribbage_kernels.py`.
 
 The board is read as 2n lines, rows then columns: line l < n is row l, line n + c is column c, and a cell's
 position on a line is its column (on a row) or its row (on a column).

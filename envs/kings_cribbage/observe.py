@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core import Layout
+from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES
 from tabletop.envs.kings_cribbage.move_features import NUM_FEATURES, encode_exchanges, encode_moves
 from tabletop.envs.kings_cribbage.movegen import FIRST_MOVE_BONUS, FULL_RACK_BONUS, ONE_COLOUR_BONUS
-from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES, KingsCribbageGame, KingsCribbageState
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame, KingsCribbageState
 from tabletop.envs.kings_cribbage.scoring import HAND_TABLE
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,

@@ -1,17 +1,6 @@
 """Kings Cribbage: Scrabble's move structure with cribbage's scoring.
 
-Action layout, `action_mode="tiles"` (C = board_size**2 cells, N = 30 * C + 28; 5098 on the default 13x13 board):
-    [0, 30*C)          place face f at cell c: action f * C + c (faces: tiles.FACE_KIND / FACE_VALUE)
-    30*C               commit the placed tiles (legal only when they form a complete legal move)
-    30*C + 1 + k       choose a tile of kind k (colour * 13 + rank - 1) for the exchange
-    30*C + 27          pass, exchanging the chosen tiles (0-5) with the bag
-A move's tiles are placed in increasing cell order (row by row), so one move has one action sequence.
-Pass and exchange exist only when the player has no legal move; the chosen kinds are non-decreasing.
-
-Action layout, `action_mode="moves"` (K = max_moves, N = K + 32):
-    [0, K)             play offered move i (offer.py: which moves, in which order)
-    K + b              pass, exchanging the rack tiles at the positions whose bits are set in b (the rack is
-                       sorted; of equal tiles the first ones, so one action per choice; b = 0 passes)
+The action layouts, one per `action_mode`, are in `actions`.
 """
 
 from __future__ import annotations
@@ -32,13 +21,13 @@ from tabletop.envs.core import (
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
+from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
     FACE_VALUE,
-    NUM_FACES,
     NUM_KINDS,
     NUM_RANKS,
     RACK_SIZE,
@@ -55,7 +44,6 @@ PLAYER_COUNTS = (2, 3, 4)
 MIN_BOARD, MAX_BOARD = 5, 26
 ACTION_MODES = ("tiles", "moves")
 DEFAULT_MAX_MOVES, MOST_MOVES = 64, 1024
-EXCHANGE_CHOICES = 1 << RACK_SIZE  # moves mode: one exchange action per subset of the rack's positions
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
@@ -122,14 +110,16 @@ class KingsCribbageGame:
         self.stall_rounds = self.params["stall_rounds"]
         self.cells = self.board_size * self.board_size
         self.moves_mode = self.action_mode == "moves"
+        # the layout's offsets as attributes: the step path reads them on every action
         if self.moves_mode:
-            self.exchange_base = self.max_moves
-            self.num_actions = self.max_moves + EXCHANGE_CHOICES
+            self.actions = moves_layout(self.max_moves)
+            self.exchange_base = self.actions.start("exchange")
         else:
-            self.commit_action = NUM_FACES * self.cells
-            self.mark_base = self.commit_action + 1
-            self.exchange_action = self.mark_base + NUM_KINDS
-            self.num_actions = self.exchange_action + 1
+            self.actions = tiles_layout(self.board_size)
+            self.commit_action = self.actions.start("commit")
+            self.mark_base = self.actions.start("mark")
+            self.exchange_action = self.actions.start("exchange")
+        self.num_actions = self.actions.num_actions
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
 

@@ -13,18 +13,32 @@
 
 from __future__ import annotations
 
+from functools import cache
+
+from tabletop.envs.core.actions import ActionLayout
+from tabletop.envs.krz_grtn.pictures import CONCEPTS
 from tabletop.envs.krz_grtn.tiles import BLANK, LETTERS, NUM_LETTERS, NUM_TILE_KINDS
 
-VOTE_NO = 0
-VOTE_YES = 1
-ADD_TILE = 2
-FINISH_CLUE = ADD_TILE + NUM_TILE_KINDS
-RETURN_LETTER = FINISH_CLUE + 1
-GUESS = RETURN_LETTER + NUM_LETTERS
+
+@cache
+def layout(max_candidates: int) -> ActionLayout:
+    """The actions of a table of at most `max_candidates` pictures (only the guesses depend on it)."""
+    return ActionLayout.of(
+        ("vote_no", (), 'vote "no" in the Life! vote'),
+        ("vote_yes", (), 'say "Life!" (vote yes)'),
+        (
+            "add_tile",
+            NUM_TILE_KINDS,
+            "add tile t to your clue: letters B..Z (our 21 consonants, alphabetical), then the blank",
+        ),
+        ("finish_clue", (), "finish your clue"),
+        ("return_letter", NUM_LETTERS, "return letter B..Z to the middle (tile limit)"),
+        ("guess", max_candidates, "X guesses candidate i (positions on the table, left to right)"),
+    )
 
 
-def num_actions(max_candidates: int) -> int:
-    return GUESS + max_candidates
+# the first action of each block: every block before the guesses is the same for every table
+VOTE_NO, VOTE_YES, ADD_TILE, FINISH_CLUE, RETURN_LETTER, GUESS = (b.start for b in layout(1).blocks)
 
 
 def add_tile(tile: int) -> int:
@@ -57,3 +71,20 @@ def describe(action: int, candidate_names: list[str] | None = None) -> str:
     if candidate_names is not None and position < len(candidate_names):
         name = f" ({candidate_names[position]})"
     return f"point at picture {position + 1}{name}"
+
+
+def public_constants(game) -> dict:
+    """What a drawing of this configuration reads besides a seat's view: the letters, the levels, the lives."""
+    return {"letters": LETTERS, "blank": BLANK, "levels": list(game.levels), "max_lives": int(game.lives)}
+
+
+def picture_names(view: dict) -> dict:
+    """{id: [name, keywords]} for every picture id the view holds (table, target, last attempt): a page names
+    only pictures its seat already sees, so it never receives the deck."""
+    ids = set(view.get("candidates") or [])
+    if view.get("target") is not None:
+        ids.add(view["target"])
+    last = view.get("last_attempt")
+    if last:
+        ids.update(last[k] for k in ("target", "guess") if last.get(k) is not None)
+    return {str(i): [CONCEPTS[i].name, list(CONCEPTS[i].keywords)] for i in sorted(int(i) for i in ids)}

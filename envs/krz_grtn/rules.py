@@ -142,7 +142,8 @@ class KrzGrtnGame:
         self.level_draws = self.params["level_draws"]
         self.max_candidates = max(self.level_candidates[v - 1] for v in self.levels)
         self.max_clue_length = tile_limit + self.blanks_per_player
-        self.num_actions = act.num_actions(self.max_candidates)
+        self.actions = act.layout(self.max_candidates)
+        self.num_actions = self.actions.num_actions
         self.giver_orders = tuple(
             tuple((x + k) % num_players for k in range(1, num_players)) for x in range(num_players)
         )

@@ -254,12 +254,12 @@ def legal_action_mask(state, moves: np.ndarray) -> np.ndarray:
         pass
     elif state.phase == PLACE:
         a = state.game.actions
-        mask[a.place_base + moves[:, 2] * a.grid_size + moves[:, 3]] = 1
+        mask[a.start("place") + moves[:, 2] * state.game.grid_size + moves[:, 3]] = 1
     else:
         if moves.size:
             mask[NUM_ORIENTATIONS * moves[:, 0] + moves[:, 1]] = 1
         if state.phase == DRAWN:
-            mask[state.game.actions.pass_] = 1
+            mask[state.game.actions.start("pass")] = 1
         elif not moves.size:
-            mask[state.game.actions.draw if state.bag else state.game.actions.pass_] = 1
+            mask[state.game.actions.start("draw") if state.bag else state.game.actions.start("pass")] = 1
     return mask

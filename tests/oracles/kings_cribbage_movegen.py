@@ -4,7 +4,7 @@ and orderings at once.
 
 It reads movegen.py's tables, so the kernels and this oracle agree on the scoring by construction; what the
 differential test compares is the enumeration: which windows, pairs and orderings, their points and their
-order. (tests/test_kings_cribbage_oracle.py checks the tables and moves against an exhaustive search.)
+order. (tests/envs/kings_cribbage/test_kings_cribbage_oracle.py checks the tables and moves against an exhaustive search.)
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def chromino_structure(table) -> dict[str, Any]:
         layout,
         game.grid_size,
         planes,
-        game.actions.place_base,
+        game.actions.start("place"),
         1,
         game.num_actions,
         window=CHROMINO_WINDOW,

@@ -288,6 +288,7 @@ class Server:
             "watch": table.watch,
             "players": table.describe_seats(),
             "static": table.static,
+            "drawing": table.drawing,
             "policy": viewer is not None and table.seats[viewer].kind == "page",
             "host": conn.host,
             "invites": entry.invites if conn.host else [],

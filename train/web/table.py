@@ -9,6 +9,7 @@ and mask). No other path reads the state for a page, so a frame cannot carry ano
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from tabletop.agents import Agent
 from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import State
-from tabletop.train.web.games import picture_names, plain, static_info
+from tabletop.train.web.games import drawing, plain
 
 HUMAN = "human"
 """A person, clicking in the page that holds the seat's link."""
@@ -28,6 +29,8 @@ PAGE = "page:"
 """Prefix of a policy that runs in the seat's own page (`page:pretrained`, `page:onnx:DIR`)."""
 MAX_CHAIN = 4
 """Most actions one move message may chain: a turn's sub-steps (Chromino: take a tile, then lay it)."""
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
+"""A colour code in a renderer's text: a text drawing shows the words without them."""
 
 
 class MoveRefused(ValueError):
@@ -85,7 +88,8 @@ class Table:
     def __post_init__(self) -> None:
         self.env = self.spec.make_raw()  # the observer (private) and the renderer of this configuration
         self.initial = self.state.clone()
-        self.static = static_info(self.spec.env_id, self.env.game)
+        self.static = plain(self.spec.definition.frontend_constants(self.env.game))
+        self.drawing = drawing(self.spec.env_id)
         self.lines: dict[int | None, list[Line]] = {v: [] for v in self.viewers()}
         self._replay: tuple[int, State] | None = None
 
@@ -124,7 +128,7 @@ class Table:
             "scores": plain(state.scores()),
             "returns": plain(state.returns()) if state.is_terminal() else None,
             "view": view,
-            "names": picture_names(self.spec.env_id, view),
+            "names": plain(self.spec.definition.names_in_view(view)),
             "log": [vars(line) for line in lines],
             "legal": None,
             "policy": None,
@@ -132,6 +136,8 @@ class Table:
             "paused": self.paused,
             "failure": self.failure,
         }
+        if self.drawing == "text":  # no drawing of its own: the renderer's text, as this viewer may read it
+            frame["text"] = ANSI_CODE.sub("", self.env.renderer.ansi(state, viewer))
         live = step == len(self.moves) and not state.is_terminal()
         if live and viewer is not None and viewer == mover:
             legal = np.flatnonzero(state.legal_action_mask())

@@ -230,7 +230,7 @@ function showError(text) {
 async function onHello(hello) {
   page.hello = hello;
   const name = hello.game.replace(/_v\d+$/, "");
-  page.board = (await import(`/static/boards/${name}.js`)).default;
+  page.board = (await import(`/static/boards/${hello.drawing}.js`)).default;
   document.title = `${name.replace(/_/g, " ")} · ${hello.viewer === null ? "watching" : `player_${hello.viewer}`}`;
   $("title").textContent = `${name.replace(/_/g, " ")} · ${hello.viewer === null ? "watching" : `you are player_${hello.viewer}`}`;
   document.body.dataset.viewer = hello.viewer === null ? "spectator" : hello.viewer;

@@ -34,9 +34,9 @@ const ORIENTATION_WORDS = ["left to right", "right to left", "top to bottom", "b
 
 export default {
   target(action, frame, S) {
-    if (action < S.place_base) return `tile:${action >> 2}`;
-    if (action < S.draw) {
-      const cell = action - S.place_base;
+    if (action < S.actions.place) return `tile:${action >> 2}`;
+    if (action < S.actions.draw) {
+      const cell = action - S.actions.place;
       return `cell:${Math.floor(cell / S.grid_size)}:${cell % S.grid_size}`;
     }
     return null; // draw, pass: buttons
@@ -57,7 +57,7 @@ export default {
     const v = frame.view, prev = ui.previous, G = S.grid_size;
     const sel = ui.selection;
     const moves = ui.interactive && v.legal_moves ? v.legal_moves : [];
-    const choosing = ui.interactive && frame.legal.some(([a]) => a < S.place_base);
+    const choosing = ui.interactive && frame.legal.some(([a]) => a < S.actions.place);
     if (choosing && sel.tile !== undefined && !moves.some((m) => m[0] === sel.tile)) delete sel.tile;
     if (choosing && sel.tile !== undefined && !moves.some((m) => m[0] === sel.tile && m[1] === sel.orientation)) {
       sel.orientation = moves.find((m) => m[0] === sel.tile)[1];
@@ -117,7 +117,7 @@ export default {
         spot.classList.add("legal");
         spot.dataset.key = `place:${r}:${c}`;
         outline(spot);
-        const choose = 4 * sel.tile + sel.orientation, place = S.place_base + r * G + c;
+        const choose = 4 * sel.tile + sel.orientation, place = S.actions.place + r * G + c;
         spot.addEventListener("click", (e) => { e.stopPropagation(); ui.play([choose, place]); });
       } else {
         clickable(spot, ui, [`cell:${r}:${c}`], outline);

@@ -21,8 +21,8 @@ function faceOf(action, S) { return Math.floor(action / S.cells); }
 export default {
   target(action, frame, S) {
     if (S.action_mode === "moves") return action < S.max_moves ? `move:${action}` : null; // pass, exchanges: buttons
-    if (action < S.commit) return `cell:${action % S.cells}`;
-    if (action >= S.mark_base && action < S.exchange) return `rack:${action - S.mark_base}`;
+    if (action < S.actions.commit) return `cell:${action % S.cells}`;
+    if (action >= S.actions.mark && action < S.actions.exchange) return `rack:${action - S.actions.mark}`;
     return null; // commit, pass: buttons
   },
 
@@ -95,7 +95,7 @@ export default {
           clickable(group, ui, [`rack:${kind}`], outline);
           return;
         }
-        const placeable = S.action_mode !== "moves" && [...ui.keys.values()].flat().some(([a]) => a < S.commit && S.face_kind[faceOf(a, S)] === kind);
+        const placeable = S.action_mode !== "moves" && [...ui.keys.values()].flat().some(([a]) => a < S.actions.commit && S.face_kind[faceOf(a, S)] === kind);
         if (!placeable) return;
         if (sel.kind === kind) { outline(group); return; }
         group.classList.add("legal", "pick");

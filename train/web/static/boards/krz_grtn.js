@@ -29,12 +29,12 @@ function clueText(S, tiles) {
 
 export default {
   target(action, frame, S) {
-    if (action >= S.add_tile && action < S.finish_clue) {
-      const tile = action - S.add_tile;
+    if (action >= S.actions.add_tile && action < S.actions.finish_clue) {
+      const tile = action - S.actions.add_tile;
       return tile === S.blank ? "blank" : `letter:${tile}`;
     }
-    if (action >= S.return_letter && action < S.guess) return `letter:${action - S.return_letter}`;
-    if (action >= S.guess) return `picture:${action - S.guess}`;
+    if (action >= S.actions.return_letter && action < S.actions.guess) return `letter:${action - S.actions.return_letter}`;
+    if (action >= S.actions.guess) return `picture:${action - S.actions.guess}`;
     return null; // the "Life!" vote and finishing the clue: buttons
   },
 

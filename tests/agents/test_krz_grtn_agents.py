@@ -1,0 +1,81 @@
+"""KRZ GRTN heuristics: the skeleton clue giver and the clue-matching guesser."""
+
+from __future__ import annotations
+
+from support.krz_grtn import load, scenario
+
+from tabletop.agents import make_agent
+from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
+from tabletop.envs import EnvSpec
+from tabletop.envs.krz_grtn import actions as act
+from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
+from tabletop.envs.krz_grtn.rules import RETURN, KrzGrtnGame
+from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tiles, tiles_string
+from tabletop.train.evaluation.tournament import run_tournament
+
+
+def test_registry_finds_the_heuristic():
+    assert set(HEURISTICS) == {"skeleton"}
+    agent = make_agent(EnvSpec("krz_grtn_v1"), "skeleton", seed=0)
+    assert agent.name == "skeleton" and agent.needs_observation is False
+
+
+def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
+    """Five players, level 1: GR_N (green), W K (walk), LV (the pose), PD (pedestrian)."""
+    game = KrzGrtnGame(num_players=5)
+    data = scenario(
+        game,
+        ["BCDFG", "ST", "RST", "L", "M"],
+        phase="guess",
+        clues=["", "GR_N", "W_K", "LV", "PD"],
+        candidates=["cat", "pedestrian light", "dog"],
+        target_position=1,
+        clues_done=4,
+    )
+    state = load(game, data)
+    x = SkeletonTeammate(seed=0)
+    action = x.act(None, state.legal_action_mask(), state.view(0))
+    assert action == act.guess(1)
+    state.apply(action)
+    assert state.level_index == 1 and state.lives == 5
+
+
+def test_clue_matching_prefers_the_spelled_word():
+    green = CONCEPT_ID["pedestrian light"]
+    assert clue_match(parse_tiles("GR_N"), green) > clue_match(parse_tiles("GR_N"), CONCEPT_ID["cat"])
+    assert clue_match(parse_tiles("PD"), green) > clue_match(parse_tiles("PD"), CONCEPT_ID["dog"])
+
+
+def test_giver_spells_the_skeleton_with_as_few_letters_as_needed():
+    clue = plan_clue(CONCEPT_ID["pedestrian light"], parse_counts("PDRSTK"), blanks=2, budget=2, rank=0)
+    assert tiles_string(clue) == "PD"
+    clue = plan_clue(CONCEPT_ID["pedestrian light"], parse_counts("GRNK"), blanks=2, budget=3, rank=0)
+    assert tiles_string(clue) == "GRN"  # "green" from the keywords
+
+
+def test_giver_plays_a_whole_clue_through_the_mask():
+    game = KrzGrtnGame(num_players=3)
+    state = load(game, scenario(game, ["BCDFG", "PDRSTK", "HKLMN"], phase="clue"))
+    giver = SkeletonTeammate(seed=0)
+    while state.current_player == 1:
+        state.apply(giver.act(None, state.legal_action_mask(), state.view(1)))
+    assert tiles_string(state.clues[1]) == "PD" and state.letters(1) == 4
+
+
+def test_returns_give_back_the_least_useful_letters():
+    game = KrzGrtnGame(num_players=3)
+    data = scenario(game, ["BC", "QXRRSTNLDG", "MNPRS"], lives=4)
+    data.update(phase="return", current_player=1, after_draws="vote", draw_amount=2, draw_queue=[2])
+    state = load(game, data)
+    team = SkeletonTeammate(seed=0)
+    while state.phase == RETURN:
+        state.apply(team.act(None, state.legal_action_mask(), state.view(1)))
+    assert counts_string(state.supply[1]) == "DGLNRRST"  # Q and X went back
+
+
+def test_heuristic_team_clearly_beats_random_team():
+    four = EnvSpec("krz_grtn_v1", {"num_players": 4})
+    heuristic = run_tournament(four, ["skeleton"], 40, seed=1)
+    random = run_tournament(four, ["random"], 40, seed=1)
+    assert heuristic.records["skeleton"].win_rate > 0.5
+    assert heuristic.records["skeleton"].mean_score > random.records["random"].mean_score + 2

@@ -1,0 +1,113 @@
+"""Kings Cribbage's compiled kernels against the numpy code they replaced (tests/oracles/kings_cribbage_*.py):
+the same moves, points and order for every rack on boards from random games of both action modes and every
+player count, the same offered moves, and the same sub-step narrowing and masks.
+
+A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
+the offer made from them at several limits. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
+large differential check (docs/kings_cribbage.md, Speed, records its last run).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from oracles import kings_cribbage_rules as rules_oracle
+from oracles.kings_cribbage_movegen import oracle_moves
+from oracles.kings_cribbage_offer import offered_moves as oracle_offer
+
+from tabletop.envs.kings_cribbage import kernels
+from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
+from tabletop.envs.kings_cribbage.offer import offered_moves
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
+from tabletop.envs.kings_cribbage.tiles import RACK_SIZE
+
+POSITIONS = int(os.environ.get("KC_DIFF_POSITIONS", "600"))
+CONFIGS = (
+    {},
+    {"action_mode": "moves"},
+    {"num_players": 3},
+    {"num_players": 4, "action_mode": "moves", "board_size": 9},
+    {"variant": "solitaire", "board_size": 7},
+    {"board_size": 5},
+    {"board_size": 26, "num_players": 3, "action_mode": "moves"},
+    {"num_players": 4, "board_size": 11},
+)
+
+
+def _assert_same(actual, expected, where: str) -> None:
+    for name in ("actions", "lengths", "points"):
+        a, e = getattr(actual, name), getattr(expected, name)
+        assert a.dtype == e.dtype and a.shape == e.shape and np.array_equal(a, e), f"{name} differ: {where}"
+
+
+def _racks(state, rng):
+    """Every seat's rack, and a random one of 1-5 tiles from what the mover cannot see (short racks, turned 6s
+    and 9s and colours the game has not dealt yet)."""
+    yield from state.racks
+    unseen = [kind for bag in state.bags for kind in bag] + [k for s, r in enumerate(state.racks) if s for k in r]
+    if unseen:
+        size = int(rng.integers(1, min(RACK_SIZE, len(unseen)) + 1))
+        yield sorted(int(k) for k in rng.choice(unseen, size=size, replace=False))
+
+
+def _positions(count: int):
+    """(state, rack, where) from seeded random games until `count` positions: each turn's start, every rack."""
+    seen = 0
+    for seed in range(10**9):
+        config = CONFIGS[seed % len(CONFIGS)]
+        game = KingsCribbageGame(**config)
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state(rng)
+        turn = 0
+        while not state.is_terminal():
+            if not state.pending and not state.marked:
+                for rack in _racks(state, rng):
+                    yield state, rack, f"{config} seed {seed} turn {turn} rack {rack}"
+                    seen += 1
+                    if seen >= count:
+                        return
+                turn += 1
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+
+
+def test_moves_and_offers_match_the_numpy_code_on_random_positions():
+    checked = 0
+    for state, rack, where in _positions(POSITIONS):
+        for ordered in (True, False):
+            moves = generate_moves(state.values, state.colours, rack, ordered)
+            _assert_same(moves, oracle_moves(state.values, state.colours, rack, ordered), f"{where} ordered={ordered}")
+        size = state.game.board_size
+        for limit in (1, 7, 31, 64, 1024):
+            _assert_same(
+                offered_moves(moves, rack, size, limit),
+                oracle_offer(moves, rack, size, limit),
+                f"{where} offer limit {limit}",
+            )
+        checked += 1
+    assert checked == POSITIONS
+
+
+@pytest.mark.parametrize("config", [{}, {"num_players": 4, "board_size": 7}, {"board_size": 5}])
+def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
+    game = KingsCribbageGame(**config)
+    checked = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state(rng)
+        while not state.is_terminal():
+            if len(state.moves):
+                depth = len(state.pending)
+                expected = rules_oracle.place_mask(state.alive, depth, game.num_actions, game.commit_action)
+                np.testing.assert_array_equal(state.legal_action_mask(), expected)
+                mask = np.zeros(game.num_actions, dtype=np.int8)
+                kernels.place_mask(mask, state.alive.actions, state.alive.lengths, depth, game.commit_action)
+                np.testing.assert_array_equal(mask, expected)
+                for action in np.flatnonzero(expected[: game.commit_action])[:3]:
+                    alive = state.alive
+                    narrowed = MoveSet(*kernels.narrow(alive.actions, alive.lengths, alive.points, depth, int(action)))
+                    _assert_same(narrowed, rules_oracle.narrow(alive, depth, int(action)), f"seed {seed} depth {depth}")
+                checked += 1
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    assert checked >= 100
