@@ -18,11 +18,11 @@ import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits, choose_action
 from tabletop.train.selfplay.batched import BatchedSelfPlayEnv, _masked_choice
 from tabletop.train.selfplay.config import ConfigError, load_config
 from tabletop.train.selfplay.opponents import OpponentPool
-from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
+from tabletop.train.selfplay.policy import actor_weights, build_policy, policy_kwargs
 from tabletop.train.selfplay.seat_env import SeatEnv
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke"

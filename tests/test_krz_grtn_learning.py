@@ -10,7 +10,10 @@ import torch
 from test_networks import untrained_policy
 
 from tabletop.agents import OnnxAgent, RandomAgent, make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy
+from tabletop.agents.networks import ActorCritic
+from tabletop.agents.networks.actor_critic import retarget
+from tabletop.agents.networks.roles import ACTOR
+from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.observe import LETTER_FACTS, PAIR_MATCH, pair_match
@@ -21,8 +24,7 @@ from tabletop.train.cli import main
 from tabletop.train.evaluation.crossplay import RoleTeam, crossplay
 from tabletop.train.selfplay.config import NetworkConfig, parse_config
 from tabletop.train.selfplay.imitation import collect
-from tabletop.train.selfplay.networks import network_policy
-from tabletop.train.selfplay.role_network import ACTOR
+from tabletop.train.selfplay.policy import build_policy, config_spec, network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -101,7 +103,8 @@ def test_roles_policy_exports_to_onnx_and_its_actor_plays_any_player_count(tmp_p
     meta = export.export_policy(policy, tmp_path / "four", FOUR)  # refuses to finish if onnxruntime and torch disagree
     assert meta["verification"]["actions_agree"]
     six = EnvSpec("krz_grtn_v1", {"num_players": 6, "features": ["roles"]})
-    other = policy.retarget(six)
+    plain = ActorCritic(config_spec(ROLES, FOUR)).load_weights(policy.state_dict(), "the test's policy")
+    other = retarget(plain, six)
     assert all(torch.equal(other.state_dict()[k], v) for k, v in policy.state_dict().items() if k.startswith(ACTOR))
     export.export_policy(other, tmp_path / "six", six)
     play_legal_game(OnnxAgent(tmp_path / "six"), six, seed=4, seats=None)

@@ -1,4 +1,4 @@
-"""Network kinds (train/selfplay/networks.py): shapes, weights shared across circles, masking, ONNX, loading."""
+"""Network kinds (agents/networks/): shapes, weights shared across circles, masking, ONNX, loading."""
 
 from pathlib import Path
 
@@ -8,13 +8,13 @@ import torch
 import yaml
 
 from tabletop.agents import OnnxAgent, make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits, choose_action
 from tabletop.envs import EnvSpec
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.observe import circle_channels
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
-from tabletop.train.selfplay.networks import CirclePolicy, network_policy
+from tabletop.train.selfplay.policy import NetworkPolicy, build_policy, network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -45,7 +45,7 @@ def assert_never_masked(policy, observations, masks) -> None:
         assert mask[choose_action(policy, observation, mask, rng)] == 1
 
 
-def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:
+def circle_policy(spec: EnvSpec, seed: int = 0) -> NetworkPolicy:
     """An untrained `circles` policy with its heads redrawn."""
     return untrained_policy(CIRCLES, spec, seed)
 
@@ -117,7 +117,10 @@ def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path, play_leg
 def test_circles_kind_is_refused_for_a_game_without_circles():
     data = yaml.safe_load((REPO / "configs/smoke/chromino.yaml").read_text())
     data["network"] = {"kind": "circles"}
-    with pytest.raises(ConfigError, match="network.kind='circles' reads cromlet_v0's board"):
+    with pytest.raises(
+        ConfigError,
+        match="network.kind 'circles' does not read chromino_v1's observation; chromino_v1 offers: mlp, board",
+    ):
         parse_config(data)
     data["network"] = {"kind": "transformer"}
     with pytest.raises(ConfigError, match="network.kind='transformer' is not allowed; expected one of mlp, circles"):

@@ -183,23 +183,12 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
-    from tabletop.train.rllib.policy import is_rllib_run
     from tabletop.train.serving.export import export_trained
 
     if args.env_kwargs is not None and args.env_id is None:
         raise ValueError("--env-kwargs needs --env-id: they name the game together")
     env = env_spec(args.env_id, args.env_kwargs) if args.env_id is not None else None
-    if is_rllib_run(args.source):
-        from tabletop.train.rllib.export import export_run
-
-        if args.players is not None:
-            raise ValueError(
-                "--players exports an SB3 run's roles network for another player count; RLlib runs export as trained"
-            )
-
-        meta = export_run(args.source, args.out, env)
-    else:
-        meta = export_trained(args.source, args.out, env, players=args.players)
+    meta = export_trained(args.source, args.out, env, players=args.players)
     check = meta["verification"]
     print(
         f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
@@ -432,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "source",
         metavar="RUN_OR_CHECKPOINT",
-        help="a run folder, a checkpoint folder, a model .zip or an RLlib run's policy.pt",
+        help="a run folder or checkpoint folder (either backend), a policy.pt, or a model .zip saved before policy files",
     )
     x.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     x.add_argument("--env-id", choices=ENV_IDS, help="the game, for a model zip outside a run folder")

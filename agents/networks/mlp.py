@@ -1,7 +1,7 @@
-"""The RLlib learner's networks in plain torch, so a trained actor loads, plays and exports without Ray.
+"""The `mlp` kind: separate policy and value MLPs over the flat observation, each followed by a linear head.
 
-The shapes are the SB3 path's `mlp` network (`network.hidden`, `network.activation`): separate policy and
-value MLPs, each followed by a linear head.
+`MlpExtractor` keeps SB3's names (`policy_net`, `value_net`), so an SB3 MLP policy's weights load as they are;
+the RLlib learner keeps one `mlp` per head (`pi`, `vf`), renamed into the same layout when saved (`from_heads`).
 """
 
 from __future__ import annotations
@@ -9,51 +9,38 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-MASKED_LOGIT = -1e8  # as sb3-contrib and the ONNX export: finite, so a softmax over a masked row never gives NaN
+from tabletop.agents.networks.common import ACTIVATIONS, hidden_layers
 
 
 def mlp(inputs: int, hidden: list[int], outputs: int, activation: str) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width in hidden:
-        layers += [nn.Linear(inputs, width), ACTIVATIONS[activation]()]
-        inputs = width
-    return nn.Sequential(*layers, nn.Linear(inputs, outputs))
+    """Hidden layers and a linear head in one Sequential (the RLlib module's `pi` and `vf`)."""
+    layers = hidden_layers(inputs, hidden, ACTIVATIONS[activation])
+    return nn.Sequential(*layers, nn.Linear(hidden[-1] if hidden else inputs, outputs))
 
 
-def masked(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-    """Illegal actions' logits (mask 0) set to MASKED_LOGIT: they are never sampled nor argmax."""
-    return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+class MlpExtractor(nn.Module):
+    """Flat observation -> (policy latent, value latent), as SB3's `MlpExtractor` with `net_arch={pi: h, vf: h}`."""
 
-
-class Actor(nn.Module):
-    """The trained policy alone: observation -> logits. `actor_logits` is the hook `tabletop export` calls."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str):
+    def __init__(self, features: int, hidden: list[int], activation: type[nn.Module]):
         super().__init__()
-        self.architecture = {
-            "obs_size": obs_size,
-            "num_actions": num_actions,
-            "hidden": list(hidden),
-            "activation": activation,
-        }
-        self.pi = mlp(obs_size, hidden, num_actions, activation)
+        self.policy_net = hidden_layers(features, hidden, activation)
+        self.value_net = hidden_layers(features, hidden, activation)
+        self.latent_dim_pi = self.latent_dim_vf = hidden[-1] if hidden else features
 
-    def actor_logits(self, observation: torch.Tensor) -> torch.Tensor:
-        return self.pi(observation)
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features)
 
-    def forward(self, observation: torch.Tensor) -> torch.Tensor:
-        return self.pi(observation)
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)
 
-    def to_file(self) -> dict:
-        """What `policy.pt` holds: the architecture and the weights (torch.save-able, no Ray classes)."""
-        return {
-            **self.architecture,
-            "state_dict": {k: v.detach().cpu().clone() for k, v in self.pi.state_dict().items()},
-        }
 
-    @classmethod
-    def from_file(cls, saved: dict) -> Actor:
-        actor = cls(saved["obs_size"], saved["num_actions"], saved["hidden"], saved["activation"])
-        actor.pi.load_state_dict(saved["state_dict"])
-        return actor.eval()
+def from_heads(pi: dict[str, torch.Tensor], vf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Weights of two `mlp` Sequentials (policy `pi`, value `vf`) under the names of `ActorCritic`'s mlp kind."""
+    renamed = {}
+    heads = ((pi, "mlp_extractor.policy_net", "action_net"), (vf, "mlp_extractor.value_net", "value_net"))
+    for state, trunk, head in (h for h in heads if h[0]):  # an actor saved alone has no `vf`
+        last = max(int(key.split(".")[0]) for key in state)
+        for key, value in state.items():
+            index, param = key.split(".")
+            renamed[f"{head}.{param}" if int(index) == last else f"{trunk}.{index}.{param}"] = value
+    return renamed

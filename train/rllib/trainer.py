@@ -12,7 +12,8 @@ The run folder follows the SB3 path's layout where it fits:
     logs/progress.csv             one row per iteration: learner steps, env steps, seconds, training results
     eval.csv                      win rates against every baseline at each evaluation (same columns)
     checkpoints/step_N/           algorithm/ (RLlib's checkpoint: every module, optimiser and sampler
-                                  state; `Algorithm.from_checkpoint` loads it) and policy.pt (the actor)
+                                  state; `Algorithm.from_checkpoint` loads it) and policy.pt (the plain
+                                  policy file, as the SB3 backend writes it: agents/networks/saved.py)
     final/policy.pt, final/eval.json, learning_curve.png
 """
 
@@ -32,9 +33,11 @@ from pathlib import Path
 import torch
 import yaml
 
+from tabletop.agents import PolicyAgent
+from tabletop.agents.networks import POLICY_FILE, ActorCritic, network_spec, write_policy
+from tabletop.agents.networks.mlp import from_heads
+from tabletop.agents.networks.saved import SavedPolicy, saved_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
-from tabletop.train.rllib.networks import Actor
-from tabletop.train.rllib.policy import POLICY_FILE, ActorAgent
 from tabletop.train.rllib.stats import summarize
 from tabletop.train.rllib.table import LEARNER, snapshot_modules
 from tabletop.train.selfplay.config import SELF, TrainConfig
@@ -212,14 +215,16 @@ class Run:
     def learner_state(self) -> dict:
         return self.algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
 
-    def actor(self) -> Actor:
-        """The learner's policy now, as a plain torch actor (from the learner group: samplers may lag behind)."""
-        aec = self.config.env.make_raw()
-        size = aec.observation_space(aec.possible_agents[0])["observation"].shape[0]
-        actor = Actor(size, aec.game.num_actions, self.config.network.hidden, self.config.network.activation)
+    def policy(self) -> SavedPolicy:
+        """The learner's policy now, as a plain policy file holds it (from the learner group: samplers may lag)."""
+        network = self.config.network
+        spec = network_spec(self.config.env, "mlp", hidden=network.hidden, activation=network.activation)
         state = self.learner_state()
-        actor.pi.load_state_dict({k[len("pi.") :]: torch.as_tensor(v) for k, v in state.items() if k.startswith("pi.")})
-        return actor.eval()
+        heads = {
+            head: {k[len(head) + 1 :]: torch.as_tensor(v) for k, v in state.items() if k.startswith(head + ".")}
+            for head in ("pi", "vf")
+        }
+        return saved_policy(spec, from_heads(heads["pi"], heads["vf"]), self.config.env, "rllib")
 
     def snapshot(self, fill_all: bool = False) -> None:
         """The learner's weights into the oldest slot (every slot at the start): in the learner group, which
@@ -257,9 +262,9 @@ class Run:
             csv.writer(f).writerow(values)
         return row
 
-    def evaluate(self, step: int, games: int, actor: Actor | None = None) -> list[Matchup]:
+    def evaluate(self, step: int, games: int, actor: ActorCritic | None = None) -> list[Matchup]:
         rows = evaluate(
-            ActorAgent(actor or self.actor()),
+            PolicyAgent(actor or self.policy().build(), name="learner"),
             self.config.env,
             games,
             seed=self.config.seed + EVAL_SEED_OFFSET,
@@ -272,7 +277,7 @@ class Run:
         folder = self.run_dir / "checkpoints" / f"step_{step:09d}"
         folder.mkdir(parents=True, exist_ok=True)
         self.algo.save_to_path(str((folder / "algorithm").resolve()))
-        torch.save(self.actor().to_file(), folder / POLICY_FILE)
+        write_policy(folder / POLICY_FILE, self.policy())
         kept = sorted((self.run_dir / "checkpoints").iterdir())
         for old in kept[: -self.config.checkpoint.keep]:
             shutil.rmtree(old)
@@ -355,14 +360,14 @@ def train(
                     run.save_checkpoint(learner_steps)
                     next_checkpoint = (learner_steps // config.checkpoint.every + 1) * config.checkpoint.every
             run.save_checkpoint(learner_steps)
-            actor = run.actor()
+            policy = run.policy()
         finally:
             stop(algo)
 
     final_dir = run_dir / "final"
     final_dir.mkdir(exist_ok=True)
-    torch.save(actor.to_file(), final_dir / POLICY_FILE)
-    final = run.evaluate(learner_steps, config.evaluation.final_games, actor)  # Ray is down: the saved actor plays
+    write_policy(final_dir / POLICY_FILE, policy)
+    final = run.evaluate(learner_steps, config.evaluation.final_games, policy.build())  # Ray is down: the file plays
     (final_dir / "eval.json").write_text(
         json.dumps(
             {

@@ -17,24 +17,14 @@ import yaml
 
 from tabletop import envs
 from tabletop.agents import agent_names
+from tabletop.agents.networks import ACTIVATIONS, KINDS, network_spec
+from tabletop.agents.networks.actor_critic import DEFAULTS
 from tabletop.envs import EnvSpec
 
 SELF = "self"  # frozen snapshots of the learner
 HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("batched", "dummy", "subproc")
-ACTIVATIONS = ("tanh", "relu")
-NETWORK_KINDS = {
-    "mlp": None,
-    "circles": "cromlet_v0",
-    "moves": "kings_cribbage_v0",
-    "roles": "krz_grtn_v1",
-    "board": ("chromino_v1", "kings_cribbage_v0"),
-}  # kind -> the game(s) it reads (None: every game)
-NETWORK_FEATURES = {
-    ("board", "chromino_v1"): "lookahead",
-    ("roles", "krz_grtn_v1"): "roles",
-}  # the feature group a kind reads
 SAMPLINGS = ("uniform", "pfsp")
 ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
 # keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
@@ -100,30 +90,29 @@ class PPOConfig:
 @dataclass
 class NetworkConfig:
     """`mlp`: separate policy and value MLPs of shape `hidden`. `circles` (Cromlet): one network shared by
-    every circle, `width` wide with `blocks` residual blocks (train/selfplay/networks.py). `board` (Chromino,
-    Kings Cribbage with action_mode tiles): `width` convolution channels, `blocks` residual 3x3 convolutions,
-    a per-cell head and a critic MLP `hidden` (train/selfplay/board_network.py). `moves` (Kings Cribbage with
-    action_mode moves): one scorer shared by every offered move, `width` wide with `blocks` residual blocks that
-    pool the offered moves, and a critic MLP `hidden` (train/selfplay/move_network.py). `roles` (KRZ GRTN): a
-    tile scorer shared by every tile kind for the givers and a clue-picture scorer shared by every pair for X,
-    `width` wide, a critic MLP `hidden`; `frozen_role` keeps one role's weights out of PPO's updates
-    (train/selfplay/role_network.py)."""
+    every circle, `width` wide with `blocks` residual blocks. `board` (Chromino, Kings Cribbage with
+    action_mode tiles): `width` convolution channels, `blocks` residual 3x3 convolutions, a per-cell head and a
+    critic MLP `hidden`. `moves` (Kings Cribbage with action_mode moves): one scorer shared by every offered
+    move, `width` wide with `blocks` residual blocks that pool the offered moves, and a critic MLP `hidden`.
+    `roles` (KRZ GRTN): a tile scorer shared by every tile kind for the givers and a clue-picture scorer shared
+    by every pair for X, `width` wide, a critic MLP `hidden`; `frozen_role` keeps one role's weights out of
+    PPO's updates. The networks live in agents/networks/; a game offers a kind through its observer's
+    `network_structures`."""
 
-    kind: str = field(
-        default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}")
-    )
+    kind: str = field(default="mlp", metadata=_check(lambda k: k in KINDS, f"one of {', '.join(KINDS)}"))
     hidden: list[int] = field(
-        default_factory=lambda: [256, 256],
+        default_factory=lambda: list(DEFAULTS["hidden"]),
         metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"),
     )
     activation: str = field(
-        default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}")
+        default=DEFAULTS["activation"], metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}")
     )
     width: int = field(
-        default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)")
+        default=DEFAULTS["width"],
+        metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)"),
     )
     blocks: int = field(
-        default=1,
+        default=DEFAULTS["blocks"],
         metadata=_check(
             _non_negative,
             "an int >= 0 (circles: residual blocks that pool each cromlet and the board; moves: that pool the offered moves)",
@@ -410,23 +399,11 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
             f"{source}: ppo.batch_size={config.ppo.batch_size} exceeds the rollout size "
             f"ppo.n_steps * vec_env.num_envs = {rollout}"
         )
-    needs = NETWORK_KINDS[config.network.kind]
-    needs = (needs,) if isinstance(needs, str) else needs
-    current = config.env.current_id
-    if needs is not None and current not in needs:
-        raise ConfigError(
-            f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'"
-        )
-    group = NETWORK_FEATURES.get((config.network.kind, current))
-    if group is not None and group not in config.env.definition.observer_options(config.env_kwargs)["features"]:
-        raise ConfigError(
-            f"{source}: network.kind={config.network.kind!r} reads {current}'s {group!r} feature group; "
-            f"add features: [{group}] to env_kwargs"
-        )
-    if config.network.kind == "moves" and config.env_kwargs.get("action_mode") != "moves":
-        raise ConfigError(
-            f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs"
-        )
+    if config.network.kind != "mlp":
+        try:  # the game's observer says whether it offers the kind, and what its arguments lack for it
+            network_spec(config.env, config.network.kind)
+        except ValueError as err:
+            raise ConfigError(f"{source}: {err}") from None
     if config.network.frozen_role is not None and config.network.kind != "roles":
         raise ConfigError(
             f"{source}: network.frozen_role freezes one role of the roles network; this config has network.kind={config.network.kind!r}"

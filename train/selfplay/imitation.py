@@ -21,12 +21,12 @@ import torch
 
 from tabletop.agents import PolicyAgent, make_agent
 from tabletop.agents.base import observation_for
+from tabletop.agents.networks import MASKED_LOGIT
+from tabletop.agents.networks.actor_critic import CRITIC_PREFIXES as CRITIC
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 
-MASKED_LOGIT = -1e8
-CRITIC = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")  # the critic's weights, every network kind
 WARM_SEED_OFFSET = 20_000_003  # the teacher's games: seeds apart from evaluation's (1,000,003 onwards)
 REPORT_FILE = "warm_start.json"
 
