@@ -221,8 +221,10 @@ def test_the_trainer_runs_the_batched_path(tmp_path):
     config = smoke_config("cromlet")
     config = dataclasses.replace(
         config,
-        vec_env=dataclasses.replace(config.vec_env, kind="batched", num_envs=4),
-        ppo=dataclasses.replace(config.ppo, n_steps=32, batch_size=64),
+        sb3=dataclasses.replace(
+            config.sb3, vec_env=dataclasses.replace(config.sb3.vec_env, kind="batched", num_envs=4), n_steps=32
+        ),
+        ppo=dataclasses.replace(config.ppo, batch_size=64),
     )
     result = train(config, out=tmp_path / "run", steps=256, progress=False)
     assert result.steps >= 256 and (tmp_path / "run" / "final" / "model.zip").is_file()

@@ -41,7 +41,8 @@ BLOCKED = ("tabletop.train", "sb3_contrib", "stable_baselines3", "ray")
 def tiny_config(env_id: str, env_kwargs: dict, network: dict) -> dict:
     data = yaml.safe_load((REPO / "configs" / "smoke" / f"{game_of(env_id)}.yaml").read_text())
     data.update(env_kwargs=env_kwargs, network=network, total_steps=64)
-    data["ppo"].update(n_steps=32, batch_size=32)
+    data["ppo"].update(batch_size=32)
+    data["sb3"].update(n_steps=32)
     data["evaluation"].update(every=10_000, final_games=1)
     data["checkpoint"].update(every=10_000)
     return data

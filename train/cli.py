@@ -77,9 +77,11 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    """`tabletop train`: the config's backend (`backend:`, config.BACKENDS) trains it; Ctrl-C keeps the progress."""
+    import importlib
+
     from tabletop.train.selfplay.checkpoints import TrainingInterrupted
-    from tabletop.train.selfplay.config import load_config
-    from tabletop.train.selfplay.trainer import summary, train
+    from tabletop.train.selfplay.config import BACKENDS, load_config
 
     if Path(args.config).is_dir():
         raise ValueError(_folder_of_configs(Path(args.config)))
@@ -87,14 +89,16 @@ def _train(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
         raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
-    if config.backend == "rllib":
-        return _train_rllib(config, args)
+    trainer = importlib.import_module(BACKENDS[config.backend])
     try:
-        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+        result = trainer.train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
     except TrainingInterrupted as stop:  # Ctrl-C: the checkpoint is written; say how to continue, no traceback
         print(f"\n{stop.advice(args.config, args.steps)}", file=sys.stderr)
         return 130
-    print(summary(result, config))
+    except KeyboardInterrupt:
+        print("\ntraining stopped; the run folder keeps the checkpoints written so far", file=sys.stderr)
+        return 130
+    print(trainer.summary(result, config))
     return 0
 
 
@@ -107,22 +111,6 @@ def _folder_of_configs(folder: Path) -> str:
     listed = f"one of {', '.join(configs)}" if configs else "a config file"
     more = f" (more in {', '.join(deeper)})" if deeper else ""
     return f"{folder} is a folder, not a config: give {listed}{more}"
-
-
-def _train_rllib(config, args: argparse.Namespace) -> int:
-    """`backend: rllib`: the same command on Ray RLlib, locally or on the cluster at `ray_address`."""
-    from tabletop.train.rllib import require
-
-    require()
-    from tabletop.train.rllib.trainer import summary, train
-
-    try:
-        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
-    except KeyboardInterrupt:
-        print("\ntraining stopped; the run folder keeps the checkpoints written so far", file=sys.stderr)
-        return 130
-    print(summary(result, config))
-    return 0
 
 
 def _crossplay(args: argparse.Namespace) -> int:

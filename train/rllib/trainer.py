@@ -78,7 +78,7 @@ class RLlibResult:
 # --- Ray ---------------------------------------------------------------------------------------------------
 def ray_address(config: TrainConfig) -> str | None:
     """The cluster to join: the config's `ray_address`, else $RAY_ADDRESS; None starts a local Ray."""
-    return config.ray_address or os.environ.get("RAY_ADDRESS") or None
+    return config.rllib.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
 @contextmanager
@@ -150,7 +150,7 @@ def algorithm_config(config: TrainConfig):
         rl_module_specs={m: RLModuleSpec(module_class=MaskedActorCritic, model_config=model) for m in modules}
     )
     algo = (
-        (PPOConfig if config.algorithm == "ppo" else APPOConfig)()
+        (PPOConfig if config.rllib.algorithm == "ppo" else APPOConfig)()
         .environment(
             TabletopMultiAgentEnv, env_config=env_config(config), disable_env_checking=True
         )  # its check plays unmasked actions
@@ -177,7 +177,7 @@ def algorithm_config(config: TrainConfig):
         )
         .debugging(seed=config.seed)
     )
-    if config.algorithm == "ppo":
+    if config.rllib.algorithm == "ppo":
         algo.training(lambda_=ppo.gae_lambda)
     else:  # APPO: v-trace; minibatches must hold whole fragments; an iteration need not last RLlib's default 10 s
         algo.env_runners(rollout_fragment_length=math.gcd(ppo.batch_size, r.train_batch_size, APPO_MAX_FRAGMENT))
@@ -304,6 +304,9 @@ def train(
     evaluate."""
     if config.backend != "rllib":
         raise ValueError(f"this trainer runs backend: rllib configs; the config says backend: {config.backend}")
+    from tabletop.train.rllib import require
+
+    require()
     if resume is not None:
         raise ValueError(
             "--resume is not offered for backend: rllib yet; a checkpoint's algorithm/ folder loads with RLlib's Algorithm.from_checkpoint"
@@ -345,7 +348,7 @@ def train(
                 if progress:
                     rates = " ".join(f"{k[12:]} {v:.2f}" for k, v in row.items() if k.startswith("win_rate_vs_"))
                     print(
-                        f"{config.env_id} [{config.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}",
+                        f"{config.env_id} [{config.rllib.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}",
                         flush=True,
                     )
                 if learner_steps >= next_snapshot:
@@ -373,7 +376,7 @@ def train(
             {
                 "env_id": config.env_id,
                 "backend": "rllib",
-                "algorithm": config.algorithm,
+                "algorithm": config.rllib.algorithm,
                 "steps": learner_steps,
                 "env_steps": env_steps,
                 "learner_seats": config.learner_seats,
@@ -387,7 +390,7 @@ def train(
         run_dir / "eval.csv",
         run.progress,
         run_dir / "learning_curve.png",
-        f"{config.env_id} (RLlib {config.algorithm.upper()}): {run_dir.name}",
+        f"{config.env_id} (RLlib {config.rllib.algorithm.upper()}): {run_dir.name}",
     )
     return RLlibResult(run_dir, learner_steps, env_steps, train_seconds, final)
 
@@ -395,7 +398,7 @@ def train(
 def summary(result: RLlibResult, config: TrainConfig) -> str:
     """What `tabletop train` prints at the end of an RLlib run."""
     return (
-        f"{config.env_id} (RLlib {config.algorithm.upper()}): {result.steps} learner steps ({result.env_steps} env steps) in "
+        f"{config.env_id} (RLlib {config.rllib.algorithm.upper()}): {result.steps} learner steps ({result.env_steps} env steps) in "
         f"{result.train_seconds:.0f} s of training ({result.steps_per_second:.0f} learner steps/s); run folder {result.run_dir}\n"
         f"final policy over {config.evaluation.final_games} games per opponent:\n"
         + format_table(result.final, config.learner_seats)

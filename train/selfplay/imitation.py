@@ -223,7 +223,7 @@ def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = T
     """The config's `warm_start`, into `policy` in place: collect, fit, evaluate the clone against every
     baseline; writes `warm_start.json` into the run folder and returns the clone's evaluation and the
     CPU seconds that evaluation took."""
-    ws = config.warm_start
+    ws = config.sb3.warm_start
     log = print if progress else None
     began = time.process_time()
     data = collect(

@@ -82,7 +82,7 @@ def _make_pool(config: TrainConfig, seed: int) -> OpponentPool | None:
         probe.action_space(agent),
         seed=seed,
         policy_class=policy_class,
-        sampling=config.opponents.sampling,
+        sampling=config.sb3.sampling,
     )
 
 
@@ -96,7 +96,7 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
             _make_pool(config, seed + rank),
             config.learner_seats,
             seed=seed + rank,
-            margin_shaping=config.margin_shaping,
+            margin_shaping=config.sb3.margin_shaping,
             gamma=config.ppo.gamma,
         )
         return Monitor(env)
@@ -105,21 +105,21 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
 
 
 def make_vec_env(config: TrainConfig, seed: int) -> VecEnv:
-    """`vec_env.kind`: `batched` (every game in this process, opponents' moves batched), `dummy` (one
+    """`sb3.vec_env.kind`: `batched` (every game in this process, opponents' moves batched), `dummy` (one
     SeatEnv per game, in this process) or `subproc` (one SeatEnv per worker process)."""
-    n = config.vec_env.num_envs
-    if config.vec_env.kind == "batched":
+    n = config.sb3.vec_env.num_envs
+    if config.sb3.vec_env.kind == "batched":
         env = BatchedSelfPlayEnv(
             config.env,
             [_make_pool(config, seed + rank) for rank in range(n)],
             config.learner_seats,
             seed=seed,
-            margin_shaping=config.margin_shaping,
+            margin_shaping=config.sb3.margin_shaping,
             gamma=config.ppo.gamma,
         )
         return VecMonitor(env)
     fns = [_make_env(config, rank, seed) for rank in range(n)]
-    if config.vec_env.kind == "subproc":
+    if config.sb3.vec_env.kind == "subproc":
         return SubprocVecEnv([_ignoring_ctrl_c(fn) for fn in fns])
     return DummyVecEnv(fns)
 
@@ -151,7 +151,10 @@ def _stop_workers(vec_env: VecEnv) -> None:
 def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
     """A fresh MaskablePPO learner of the config's network (`network.kind`) on `vec_env` (CPU, seeded)."""
     policy_class, kwargs = network_policy(config.network, config.env)
-    return MaskablePPO(policy_class, vec_env, **vars(config.ppo), policy_kwargs=kwargs, seed=config.seed, device="cpu")
+    rollout = {"n_steps": config.sb3.n_steps, "target_kl": config.sb3.target_kl}
+    return MaskablePPO(
+        policy_class, vec_env, **vars(config.ppo), **rollout, policy_kwargs=kwargs, seed=config.seed, device="cpu"
+    )
 
 
 class Run:
@@ -276,7 +279,7 @@ def train(
         warm_rows, warm_eval_cpu, cpu_began = None, 0.0, time.process_time()
         if checkpoint is None:
             model = new_model(config, run.vec_env)
-            if config.warm_start is not None:  # the clone is also the first snapshot
+            if config.sb3.warm_start is not None:  # the clone is also the first snapshot
                 warm_rows, warm_eval_cpu = warm_start(
                     model.policy, config, run_dir, config.seed + EVAL_SEED_OFFSET, progress
                 )
