@@ -198,7 +198,7 @@ def test_frozen_role_and_the_roles_kind_are_refused_where_they_do_not_apply():
     base = {"env_id": "krz_grtn_v1", "total_steps": 100, "learner_seats": "all"}
     with pytest.raises(ConfigError, match="network.frozen_role freezes one role"):
         parse_config({**base, "network": {"kind": "mlp", "frozen_role": "x"}})
-    with pytest.raises(ConfigError, match="network.frozen_role='guesser' is not allowed"):
+    with pytest.raises(ConfigError, match="network: frozen_role='guesser' is not allowed"):
         parse_config({**base, "network": {"kind": "roles", "frozen_role": "guesser"}})
     with pytest.raises(ConfigError, match="roles"):
         parse_config({**base, "env_id": "cromlet_v0", "learner_seats": "one", "network": {"kind": "roles"}})

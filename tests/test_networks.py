@@ -123,5 +123,5 @@ def test_circles_kind_is_refused_for_a_game_without_circles():
     ):
         parse_config(data)
     data["network"] = {"kind": "transformer"}
-    with pytest.raises(ConfigError, match="network.kind='transformer' is not allowed; expected one of mlp, circles"):
+    with pytest.raises(ConfigError, match="network: kind='transformer' is not allowed; allowed: 'mlp', 'circles'"):
         parse_config(data)

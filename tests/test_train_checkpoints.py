@@ -149,7 +149,7 @@ def test_ctrl_c_in_training_saves_a_checkpoint_that_resumes(tmp_path, monkeypatc
 def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     """The user's path: Ctrl-C reaches the whole process group, worker processes included."""
     config = yaml.safe_load(SMOKE.read_text())
-    config["vec_env"]["kind"] = "subproc"
+    config["sb3"]["vec_env"]["kind"] = "subproc"
     config_path = tmp_path / "smoke.yaml"
     config_path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"

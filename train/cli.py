@@ -395,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batched-games",
         type=positive_int,
         help="with --train: the batched path plays this many games, "
-        "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)",
+        "sb3.n_steps scaled to keep the rollout size (default: the config's num_envs)",
     )
     b.add_argument(
         "--old-config",
