@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import torch
     from torch import nn
 
-    from tabletop.agents.networks import SavedPolicy
+    from tabletop.agents.networks.saved import SavedPolicy
     from tabletop.envs import EnvSpec
 
 

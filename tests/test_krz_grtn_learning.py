@@ -10,8 +10,7 @@ import torch
 from test_networks import untrained_policy
 
 from tabletop.agents import OnnxAgent, RandomAgent, make_agent
-from tabletop.agents.networks import ActorCritic
-from tabletop.agents.networks.actor_critic import retarget
+from tabletop.agents.networks.actor_critic import ActorCritic, retarget
 from tabletop.agents.networks.roles import ACTOR
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec

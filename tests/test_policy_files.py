@@ -14,9 +14,10 @@ import pytest
 import torch
 import yaml
 
-from tabletop.agents.networks import POLICY_FILE, read_policy
+from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.mlp import mlp
 from tabletop.agents.networks.runs import load_saved
+from tabletop.agents.networks.saved import read_policy
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.agents.registry import game_of
 from tabletop.envs import EnvSpec

@@ -12,8 +12,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from tabletop.agents.networks import board, circles, mlp, moves, roles
-from tabletop.agents.networks.common import ACTIVATIONS, KINDS
+from tabletop.agents.networks import KINDS, board, circles, mlp, moves, roles
+from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.envs import EnvSpec
 
 DEFAULTS = {"hidden": [256, 256], "activation": "tanh", "width": 32, "blocks": 1}  # a config's `network:` defaults

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-KINDS = ("mlp", "circles", "board", "moves", "roles")
+from tabletop.agents.networks import MASKED_LOGIT
+
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-MASKED_LOGIT = -1e8  # as sb3-contrib's MaskableCategorical: finite, so a softmax over a masked row never gives NaN
 
 
 def masked(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:

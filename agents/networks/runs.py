@@ -21,9 +21,10 @@ from typing import Any
 
 import torch
 
+from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.actor_critic import DEFAULTS, network_spec
 from tabletop.agents.networks.mlp import from_heads
-from tabletop.agents.networks.saved import FORMAT, POLICY_FILE, SavedPolicy, load_plain, policy_from, saved_policy
+from tabletop.agents.networks.saved import FORMAT, SavedPolicy, load_plain, policy_from, saved_policy
 from tabletop.envs import EnvSpec
 
 CONFIG_FILE = "config.yaml"

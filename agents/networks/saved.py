@@ -20,10 +20,10 @@ from typing import Any
 
 import torch
 
+from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.actor_critic import ActorCritic
 from tabletop.envs import EnvSpec
 
-POLICY_FILE = "policy.pt"
 FORMAT = "tabletop-policy/1"
 FIELDS = ("network", "env_id", "env_kwargs", "observer_options", "backend", "weights")
 

@@ -22,7 +22,6 @@ from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
     FACE_KIND,
     FACE_VALUE,
-    NUM_FACES,
     NUM_KINDS,
     NUM_RANKS,
     NUM_TILES,
@@ -103,6 +102,8 @@ BOARD_PLANES = ("board_rank", "board_colour")  # side by side in the layout: the
 def board_network_structure(table) -> dict:
     """What the `board` network reads in `action_mode="tiles"`: rank, colour and pending planes; "place face f
     on cell c"."""
+    from tabletop.envs.kings_cribbage.tiles import NUM_FACES
+
     game, layout = table.game, table.observer.layout
     if game.action_mode != "tiles":
         raise ValueError(

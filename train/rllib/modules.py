@@ -20,7 +20,7 @@ from ray.rllib.core.rl_module.apis import (
 )
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from tabletop.agents.networks import masked
+from tabletop.agents.networks.common import masked
 from tabletop.agents.networks.mlp import mlp
 
 

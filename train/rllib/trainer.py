@@ -34,9 +34,10 @@ import torch
 import yaml
 
 from tabletop.agents import PolicyAgent
-from tabletop.agents.networks import POLICY_FILE, ActorCritic, network_spec, write_policy
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
 from tabletop.agents.networks.mlp import from_heads
-from tabletop.agents.networks.saved import SavedPolicy, saved_policy
+from tabletop.agents.networks.saved import SavedPolicy, saved_policy, write_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 from tabletop.train.rllib.stats import summarize
 from tabletop.train.rllib.table import LEARNER, snapshot_modules

@@ -30,8 +30,8 @@ from typing import Any
 
 import torch
 
-from tabletop.agents.networks import POLICY_FILE, SavedPolicy, write_policy
-from tabletop.agents.networks.saved import load_plain, policy_from
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.saved import SavedPolicy, load_plain, policy_from, write_policy
 
 CHECKPOINTS = "checkpoints"
 MODEL_FILE = "model.zip"

@@ -29,8 +29,9 @@ import yaml
 
 from tabletop import envs
 from tabletop.agents import agent_names
-from tabletop.agents.networks import ACTIVATIONS, KINDS, network_spec
-from tabletop.agents.networks.actor_critic import DEFAULTS
+from tabletop.agents.networks import KINDS
+from tabletop.agents.networks.actor_critic import DEFAULTS, network_spec
+from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
 

@@ -14,8 +14,8 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from tabletop.agents.networks import ACTIVATIONS, network_spec
-from tabletop.agents.networks.actor_critic import build_extractor
+from tabletop.agents.networks.actor_critic import build_extractor, network_spec
+from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.agents.networks.roles import ROLE_WEIGHTS
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy
 from tabletop.envs import EnvSpec

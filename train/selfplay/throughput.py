@@ -127,7 +127,9 @@ def compare_paths(
         configs[PATHS[0]] = old_config
     if batched_games is not None:
         configs["batched"] = with_games(config, batched_games)
-    totals = {kind: PathSpeed(kind, configs[kind].network.kind, games=configs[kind].sb3.vec_env.num_envs) for kind in PATHS}
+    totals = {
+        kind: PathSpeed(kind, configs[kind].network.kind, games=configs[kind].sb3.vec_env.num_envs) for kind in PATHS
+    }
     for _ in range(rounds):
         for kind in PATHS:
             run = learn_once(configs[kind], kind, steps)

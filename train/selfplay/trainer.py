@@ -28,8 +28,9 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from tabletop.agents import PolicyAgent
-from tabletop.agents.networks import POLICY_FILE, write_policy
+from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.runs import RunFolder
+from tabletop.agents.networks.saved import write_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 from tabletop.train.selfplay.batched import BatchedSelfPlayEnv
 from tabletop.train.selfplay.callbacks import SelfPlayCallback

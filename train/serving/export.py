@@ -27,6 +27,7 @@ import numpy as np
 
 from tabletop.agents import PolicyAgent, RandomAgent
 from tabletop.agents.extras import require
+from tabletop.agents.networks import MASKED_LOGIT  # no torch: the package holds its constants only
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 OPSET = 17  # supported by onnxruntime (Python, web, mobile) and most engine runtimes
-MASKED_LOGIT = -1e8  # agents/networks' value (sb3-contrib's too): finite, so softmax never gives NaN
 LOGIT_LIMIT = 1e7  # legal logits are clipped to ±LOGIT_LIMIT (NaN -> -LOGIT_LIMIT): always above MASKED_LOGIT
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("logits", "action")
