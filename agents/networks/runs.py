@@ -107,7 +107,7 @@ def _is_legacy_rllib(raw: Any) -> bool:
     return isinstance(raw, dict) and raw.get("format") != FORMAT and {"hidden", "activation", "state_dict"} <= set(raw)
 
 
-def sb3_members(path: Path) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+def _sb3_members(path: Path) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
     """(`data` as JSON, `policy.pth`'s tensors) of an SB3 model zip; a ValueError names the file and member at fault."""
     try:
         with zipfile.ZipFile(path) as archive:
@@ -123,7 +123,7 @@ def sb3_members(path: Path) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
 
 
 def _from_sb3_zip(path: Path, env: EnvSpec | None) -> SavedPolicy:
-    data, weights = sb3_members(path)
+    data, weights = _sb3_members(path)
     run = RunFolder.above(path.parent)
     if run is not None:
         if env is not None and env.current_id != run.env.current_id:
