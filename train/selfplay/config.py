@@ -80,18 +80,19 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def number(low: float, high: float | None = None, above: bool = False, doc: str = "") -> dict:
-    """A float key's check: >= low (> low with `above`), <= high when given."""
+def number(low: float, high: float | None = None, above: bool = False) -> dict:
+    """A float key's `Param` arguments: >= low (> low with `above`), <= high when given; ints read as floats."""
 
     def check(v: float) -> bool:
         return (v > low if above else v >= low) and (high is None or v <= high)
 
     allowed = f"a number in [{low:g}, {high:g}]" if high is not None else f"a number {'>' if above else '>='} {low:g}"
-    return {"check": check, "convert": _number, "allowed": allowed + (f" ({doc})" if doc else "")}
+    return {"check": check, "convert": _number, "allowed": allowed}
 
 
-def integer(low: int, doc: str = "") -> dict:
-    return {"check": int_in(low), "allowed": f"an int >= {low}" + (f" ({doc})" if doc else "")}
+def integer(low: int) -> dict:
+    """An int key's `Param` arguments: >= low (a bool is no int)."""
+    return {"check": int_in(low), "allowed": f"an int >= {low}"}
 
 
 def optional(kwargs: dict) -> dict:
@@ -367,12 +368,7 @@ def parse_config(data: Any, source: str = "config") -> TrainConfig:
         raise ConfigError(
             f"{source}: the {other}: section is read by backend: {other} only; this config trains with backend: {backend}"
         )
-    unknown = [k for k in data if k not in SECTIONS and k not in RUN]
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown key {unknown[0]!r}; allowed keys here: {', '.join([*RUN.names, *SECTIONS])}"
-        )
-    values = _resolve(RUN, {k: v for k, v in data.items() if k in RUN}, source, "")
+    values = _resolve(RUN, {k: v for k, v in data.items() if k not in SECTIONS}, source, "", tuple(SECTIONS))
     for name, section in SECTIONS.items():
         if name in BACKENDS and name != values["backend"]:
             continue
