@@ -1,6 +1,6 @@
 """Agents by name: `random`, a game's heuristics (`agents.<game>.HEURISTICS`), saved policies.
 
-Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a trained checkpoint or run folder),
+Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a policy file, or a checkpoint or run folder of either backend),
 `onnx:DIR` (an exported policy), `pretrained` (the policy shipped for the game and its arguments in
 `agents/pretrained/`, an export folder like any other).
 """
@@ -101,7 +101,7 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return _at_table(agent, env)
     kind, _, path = spec.partition(":")
     if path and kind == "ppo":
-        require("a trained policy (ppo: agent)", "torch", "sb3_contrib")
+        require("a trained policy (ppo: agent)", "torch")
         from tabletop.agents.policy_agent import PolicyAgent
 
         return PolicyAgent.load(path, env, seed=seed)

@@ -7,9 +7,8 @@ import pytest
 def cromlet_onnx_dir(tmp_path_factory):
     """An untrained Cromlet policy exported to a folder: for tests of the protocol, not of play strength."""
     torch = pytest.importorskip("torch")
-    from tabletop.agents.policy_agent import build_policy
     from tabletop.envs import EnvSpec
-    from tabletop.train.selfplay.policy import policy_kwargs
+    from tabletop.train.selfplay.policy import build_policy, policy_kwargs
     from tabletop.train.serving.export import export_policy
 
     torch.manual_seed(0)

@@ -187,3 +187,18 @@ def test_the_installed_package_works_beside_a_users_own_train_and_envs(tmp_path,
     done = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert re.search(r"^\d+$", done.stdout.splitlines()[0])
+
+
+def test_nothing_is_unpickled_from_a_run_folder():
+    """Saved policies add no run-time import arrow: every `torch.load` in the package reads tensors and plain data
+    only (`weights_only=True`), and no saved model is loaded through SB3's pickled classes (`MaskablePPO.load`)."""
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            call = (getattr(node.func.value, "id", None), node.func.attr)
+            plain = any(k.arg == "weights_only" and getattr(k.value, "value", None) is True for k in node.keywords)
+            if (call[1] == "load" and call[0] in ("torch", "th") and not plain) or call == ("MaskablePPO", "load"):
+                found.append(f"{name}:{node.lineno}")
+    assert not found, f"unpickling loads: {found}"

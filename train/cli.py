@@ -77,9 +77,11 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    """`tabletop train`: the config's backend (`backend:`, config.BACKENDS) trains it; Ctrl-C keeps the progress."""
+    import importlib
+
     from tabletop.train.selfplay.checkpoints import TrainingInterrupted
-    from tabletop.train.selfplay.config import load_config
-    from tabletop.train.selfplay.trainer import summary, train
+    from tabletop.train.selfplay.config import BACKENDS, load_config
 
     if Path(args.config).is_dir():
         raise ValueError(_folder_of_configs(Path(args.config)))
@@ -87,14 +89,16 @@ def _train(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
         raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
-    if config.backend == "rllib":
-        return _train_rllib(config, args)
+    trainer = importlib.import_module(BACKENDS[config.backend])
     try:
-        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
+        result = trainer.train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
     except TrainingInterrupted as stop:  # Ctrl-C: the checkpoint is written; say how to continue, no traceback
         print(f"\n{stop.advice(args.config, args.steps)}", file=sys.stderr)
         return 130
-    print(summary(result, config))
+    except KeyboardInterrupt:
+        print("\ntraining stopped; the run folder keeps the checkpoints written so far", file=sys.stderr)
+        return 130
+    print(trainer.summary(result, config))
     return 0
 
 
@@ -107,22 +111,6 @@ def _folder_of_configs(folder: Path) -> str:
     listed = f"one of {', '.join(configs)}" if configs else "a config file"
     more = f" (more in {', '.join(deeper)})" if deeper else ""
     return f"{folder} is a folder, not a config: give {listed}{more}"
-
-
-def _train_rllib(config, args: argparse.Namespace) -> int:
-    """`backend: rllib`: the same command on Ray RLlib, locally or on the cluster at `ray_address`."""
-    from tabletop.train.rllib import require
-
-    require()
-    from tabletop.train.rllib.trainer import summary, train
-
-    try:
-        result = train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
-    except KeyboardInterrupt:
-        print("\ntraining stopped; the run folder keeps the checkpoints written so far", file=sys.stderr)
-        return 130
-    print(summary(result, config))
-    return 0
 
 
 def _crossplay(args: argparse.Namespace) -> int:
@@ -183,23 +171,12 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
-    from tabletop.train.rllib.policy import is_rllib_run
     from tabletop.train.serving.export import export_trained
 
     if args.env_kwargs is not None and args.env_id is None:
         raise ValueError("--env-kwargs needs --env-id: they name the game together")
     env = env_spec(args.env_id, args.env_kwargs) if args.env_id is not None else None
-    if is_rllib_run(args.source):
-        from tabletop.train.rllib.export import export_run
-
-        if args.players is not None:
-            raise ValueError(
-                "--players exports an SB3 run's roles network for another player count; RLlib runs export as trained"
-            )
-
-        meta = export_run(args.source, args.out, env)
-    else:
-        meta = export_trained(args.source, args.out, env, players=args.players)
+    meta = export_trained(args.source, args.out, env, players=args.players)
     check = meta["verification"]
     print(
         f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
@@ -418,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batched-games",
         type=positive_int,
         help="with --train: the batched path plays this many games, "
-        "ppo.n_steps scaled to keep the rollout size (default: the config's num_envs)",
+        "sb3.n_steps scaled to keep the rollout size (default: the config's num_envs)",
     )
     b.add_argument(
         "--old-config",
@@ -432,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "source",
         metavar="RUN_OR_CHECKPOINT",
-        help="a run folder, a checkpoint folder, a model .zip or an RLlib run's policy.pt",
+        help="a run folder or checkpoint folder (either backend), a policy.pt, or a model .zip saved before policy files",
     )
     x.add_argument("--out", required=True, help="folder to write model.onnx and metadata.json into")
     x.add_argument("--env-id", choices=ENV_IDS, help="the game, for a model zip outside a run folder")

@@ -16,6 +16,7 @@ from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
 from tabletop.envs.chromino.table import Placement
 from tabletop.envs.core import Layout, Parameters
 from tabletop.envs.core.params import feature_groups
+from tabletop.envs.core.structures import board_structure, require_segments
 
 PLACEMENT_NEIGHBOURS = 8  # cells sharing an edge with a 1x3 tile: three on each long side, one at each end
 CHOICE_FEATURES = (  # a row per choose action, so a network can score every tile and orientation with shared weights
@@ -131,11 +132,28 @@ def omniscient_layout(game: ChrominoGame, features: tuple[str, ...] = ()) -> Lay
     )
 
 
+BOARD_WINDOW = 27  # 20 measured keep_options games spanned at most 21 cells, +2 each side for placements
+
+
+def board_network_structure(table) -> dict:
+    """What the `board` network reads: colour, legal-cell and contact planes (the `lookahead` feature group);
+    "lay on cell c" per cell; a row per choose action. Cropped to a BOARD_WINDOW square around the tiles."""
+    game, layout = table.game, table.observer.layout
+    planes = ["board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts"] + (
+        ["open_ends"] if game.junior else []
+    )
+    require_segments(layout, planes, "board", f"add features: [{LOOKAHEAD}] to env_kwargs")
+    return board_structure(
+        layout, game.grid_size, planes, game.actions.start("place"), 1, game.num_actions, BOARD_WINDOW, ("choices", 0)
+    )
+
+
 class ChrominoObserver:
     """Builds observation vectors for one game configuration: private (what the seat knows) or omniscient."""
 
     parameters = Parameters(feature_groups(FEATURE_GROUPS))
     feature_groups = FEATURE_GROUPS
+    network_structures = {"board": board_network_structure}  # network kinds besides `mlp`, and what they read
 
     def __init__(self, game: ChrominoGame, omniscient: bool, features: tuple[str, ...] = ()):
         self.game = game

@@ -44,6 +44,12 @@ class GameDefinition:
         declared = self.game.parameters + observer_parameters(self.observer) + ADAPTER_PARAMETERS
         return declared.with_defaults(self.defaults) if self.defaults else declared
 
+    @property
+    def network_structures(self) -> Mapping[str, Callable[[TabletopEnv], dict[str, Any]]]:
+        """The network kinds besides `mlp` that read this game's observation, each with the function that says
+        where a table's observation keeps what the kind reads (declared by the observer; envs/core/structures.py)."""
+        return getattr(self.observer, "network_structures", {})
+
     def resolve(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Every argument's value, validated (unknown names and bad values raise `ParameterError`)."""
         return self.parameters.resolve(kwargs, self.env_id)

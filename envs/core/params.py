@@ -7,7 +7,7 @@ declarations, so a default or an allowed range is written in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,12 +23,12 @@ class ParameterError(TypeError, ValueError):
 @dataclass(frozen=True)
 class Param:
     """One parameter. `choices` lists every allowed value; otherwise `check` decides and `allowed`
-    says in words what it accepts. `convert` turns a JSON/YAML spelling (a list) into the stored form."""
+    says in words what it accepts (`choices` may be a list that grows, as the registry's ids do). `convert` turns a JSON/YAML spelling (a list) into the stored form."""
 
     name: str
     default: Any
     doc: str
-    choices: tuple | None = None
+    choices: Sequence | None = None
     check: Callable[[Any], bool] | None = None
     allowed: str = ""
     convert: Callable[[Any], Any] | None = None

@@ -13,6 +13,7 @@ from functools import cache
 import numpy as np
 
 from tabletop.envs.core import Layout
+from tabletop.envs.core.structures import indices, shape
 from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
@@ -271,9 +272,32 @@ class _Table:
         self.claims_left[:] = (g.claim_limit - state.team_claims[g.team_of]) / g.claim_limit
 
 
+CIRCLE_GLOBALS = ("scores", "claims_left", "hand_sizes", "deck_size")
+
+
+def circles_structure(table) -> dict:
+    """Where the observation keeps what the `circles` network reads: one row of facts per circle, and the
+    global numbers (wilds held, scores, claims left, hand sizes, deck size); actions "kind k on circle c"."""
+    from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
+
+    layout = table.observer.layout
+    entities, channels = shape(layout, "circles")
+    return {
+        "entity_offset": layout.slice("circles").start,
+        "entities": entities,
+        "channels": channels,
+        "global_index": [layout.slice("hand").stop - 1, *indices(layout, CIRCLE_GLOBALS)],  # wilds held first
+        "group_of": B.CIRCLE_CROMLET.tolist(),
+        "entity_actions": TRADE_ONE // entities,
+        "extra_actions": NUM_ACTIONS - TRADE_ONE,
+    }
+
+
 class CromletObserver:
     """Observation vectors for one game configuration, gathered from a table of the position's facts that
     is kept up to date move by move (one table per position, held as long as the position lives)."""
+
+    network_structures = {"circles": circles_structure}  # network kinds besides `mlp`, and what they read
 
     def __init__(self, game: CromletGame, omniscient: bool):
         self.game = game

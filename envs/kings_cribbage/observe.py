@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.envs.core import Layout
+from tabletop.envs.core.structures import board_structure, indices, require_segments
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES
 from tabletop.envs.kings_cribbage.move_features import NUM_FEATURES, encode_exchanges, encode_moves
 from tabletop.envs.kings_cribbage.movegen import FIRST_MOVE_BONUS, FULL_RACK_BONUS, ONE_COLOUR_BONUS
@@ -95,8 +96,59 @@ def omniscient_layout(game: KingsCribbageGame) -> Layout:
     return private_layout(game) + Layout.of(*blocks)
 
 
+MOVE_GLOBALS = ("rack", "scores", "rack_sizes", "bag_sizes", "to_move", "phase", "passes")
+BOARD_PLANES = ("board_rank", "board_colour")  # side by side in the layout: the board's channels
+
+
+def board_network_structure(table) -> dict:
+    """What the `board` network reads in `action_mode="tiles"`: rank, colour and pending planes; "place face f
+    on cell c"."""
+    from tabletop.envs.kings_cribbage.tiles import NUM_FACES
+
+    game, layout = table.game, table.observer.layout
+    if game.action_mode != "tiles":
+        raise ValueError(
+            f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
+            f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'moves'"
+        )
+    return board_structure(layout, game.board_size, [*BOARD_PLANES, "pending"], 0, NUM_FACES, game.num_actions)
+
+
+def moves_network_structure(table) -> dict:
+    """What the `moves` network reads in `action_mode="moves"`: the board's planes, the globals, one row per
+    offered move (its `tiles` and `placed` columns) and the exchanges."""
+    from tabletop.envs.kings_cribbage.move_features import COLUMNS
+    from tabletop.envs.kings_cribbage.scoring import MAX_HAND
+
+    game, layout = table.game, table.observer.layout
+    require_segments(layout, ["moves"], "moves", "add action_mode: moves to env_kwargs (it scores the offered moves)")
+    rank, colour = (layout.slice(name) for name in BOARD_PLANES)
+    assert rank.stop == colour.start, "the board's planes must lie side by side"
+    moves = layout.slice("moves")
+    return {
+        "board_offset": rank.start,
+        "board_channels": (colour.stop - rank.start) // game.board_size**2,
+        "board_size": game.board_size,
+        "global_index": indices(layout, MOVE_GLOBALS),
+        "moves_offset": moves.start,
+        "max_moves": (moves.stop - moves.start) // NUM_FEATURES,
+        "features": NUM_FEATURES,
+        "tiles_column": COLUMNS["tiles"].start,
+        "placed_column": COLUMNS["placed"].start,
+        "max_hand": MAX_HAND,
+        "exchanges_offset": layout.slice("exchanges").start,
+        "exchange_choices": EXCHANGE_CHOICES,
+        "kinds": NUM_KINDS,
+    }
+
+
 class KingsCribbageObserver:
     """Builds observation vectors for one game configuration: the private view, or everything."""
+
+    network_structures = {  # network kinds besides `mlp`, and what they read
+        "board": board_network_structure,
+        "moves": moves_network_structure,
+    }
 
     def __init__(self, game: KingsCribbageGame, omniscient: bool):
         self.game = game

@@ -4,7 +4,7 @@ Seats are listed relative to the observer (slot 0 = self, then clockwise); revea
 relative to X (slot 0 = the giver on X's left), the order in which they were made. The role block says
 whether the observer is X or a giver, so one shared policy can play every seat.
 
-Three segments serve a role-aware network (train/selfplay/role_network.py) with weights shared across
+Three segments serve a role-aware network (agents/networks/roles.py) with weights shared across
 entities and player counts: `role_globals` (a fixed-size summary), `letter_facts` (one row per tile kind:
 what a giver knows about that tile and the target's words) and `pair_match` (one row per laid-out picture
 and revealed clue: how the clue's letters fit the picture's words). They compare letters with words; they
@@ -21,6 +21,7 @@ import numpy as np
 
 from tabletop.envs.core import Layout, Parameters
 from tabletop.envs.core.params import feature_groups
+from tabletop.envs.core.structures import require_segments, shape
 from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
 from tabletop.envs.krz_grtn.rules import (
@@ -241,11 +242,41 @@ def omniscient_layout(game: KrzGrtnGame, features: tuple[str, ...] = ()) -> Layo
     )
 
 
+ROLE_SEGMENTS = ("role_globals", "letter_facts", "pair_match")
+
+
+def roles_network_structure(table) -> dict:
+    """What the `roles` network reads (the `roles` feature group), and the action layout it scores."""
+    from tabletop.envs.krz_grtn import actions as act
+
+    layout = table.observer.layout
+    require_segments(layout, ROLE_SEGMENTS, "roles", f"add features: [{ROLES}] to env_kwargs")
+    blocks = {name: shape(layout, name) for name in ROLE_SEGMENTS}
+    return {
+        "offsets": {name: layout.slice(name).start for name in ROLE_SEGMENTS},
+        "globals": blocks["role_globals"][0],
+        "tile_kinds": blocks["letter_facts"][0],
+        "letter_facts": blocks["letter_facts"][1],
+        "candidates": blocks["pair_match"][0],
+        "clues": blocks["pair_match"][1],
+        "pair_facts": blocks["pair_match"][2],
+        "actions": {
+            "vote": act.VOTE_NO,
+            "add": act.ADD_TILE,
+            "finish": act.FINISH_CLUE,
+            "return": act.RETURN_LETTER,
+            "guess": act.GUESS,
+            "total": table.game.num_actions,
+        },
+    }
+
+
 class KrzGrtnObserver:
     """Fills one layout; slices are looked up once, so encoding is a handful of numpy writes."""
 
     parameters = Parameters(feature_groups(FEATURE_GROUPS))
     feature_groups = FEATURE_GROUPS
+    network_structures = {"roles": roles_network_structure}  # network kinds besides `mlp`, and what they read
 
     def __init__(self, game: KrzGrtnGame, omniscient: bool, features: tuple[str, ...] = ()):
         self.game = game

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from tabletop.agents.policy_agent import build_policy, choose_action
+from tabletop.agents.policy_agent import choose_action
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import NetworkConfig
-from tabletop.train.selfplay.networks import network_policy
+from tabletop.train.selfplay.policy import build_policy, network_policy
 
 
 def untrained_policy(network: NetworkConfig, spec: EnvSpec, seed: int = 0):

@@ -11,9 +11,8 @@ import pytest
 import torch
 
 from tabletop.agents import OnnxAgent
-from tabletop.agents.policy_agent import build_policy
 from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.policy import policy_kwargs
+from tabletop.train.selfplay.policy import build_policy, policy_kwargs
 from tabletop.train.serving import export, wire
 from tabletop.train.serving.export import export_policy
 

@@ -18,11 +18,11 @@ import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from tabletop.agents.policy_agent import actor_logits, build_policy, choose_action
+from tabletop.agents.policy_agent import actor_logits, choose_action
 from tabletop.train.selfplay.batched import BatchedSelfPlayEnv, _masked_choice
 from tabletop.train.selfplay.config import ConfigError, load_config
 from tabletop.train.selfplay.opponents import OpponentPool
-from tabletop.train.selfplay.policy import actor_weights, policy_kwargs
+from tabletop.train.selfplay.policy import actor_weights, build_policy, policy_kwargs
 from tabletop.train.selfplay.seat_env import SeatEnv
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke"
@@ -221,8 +221,10 @@ def test_the_trainer_runs_the_batched_path(tmp_path):
     config = smoke_config("cromlet")
     config = dataclasses.replace(
         config,
-        vec_env=dataclasses.replace(config.vec_env, kind="batched", num_envs=4),
-        ppo=dataclasses.replace(config.ppo, n_steps=32, batch_size=64),
+        sb3=dataclasses.replace(
+            config.sb3, vec_env=dataclasses.replace(config.sb3.vec_env, kind="batched", num_envs=4), n_steps=32
+        ),
+        ppo=dataclasses.replace(config.ppo, batch_size=64),
     )
     result = train(config, out=tmp_path / "run", steps=256, progress=False)
     assert result.steps >= 256 and (tmp_path / "run" / "final" / "model.zip").is_file()

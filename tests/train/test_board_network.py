@@ -1,4 +1,4 @@
-"""The `board` network kind (train/selfplay/board_network.py) and the Chromino Observer segments it reads:
+"""The `board` network kind (agents/networks/board.py) and the Chromino Observer segments it reads:
 shapes, weights shared across the board, the window crop, ONNX agreement, a Kings Cribbage smoke run."""
 
 from pathlib import Path
@@ -13,9 +13,8 @@ from tabletop.agents import make_agent
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.chromino import tiles as T
-from tabletop.train.selfplay.board_network import BoardPolicy
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
-from tabletop.train.selfplay.networks import network_policy
+from tabletop.train.selfplay.policy import NetworkPolicy, network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -26,7 +25,7 @@ CHROMINO = EnvSpec("chromino_v1", {"num_players": 2, "features": ["lookahead"]})
 PLANES = ("board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts")
 
 
-def board_policy(spec: EnvSpec, seed: int = 0) -> BoardPolicy:
+def board_policy(spec: EnvSpec, seed: int = 0) -> NetworkPolicy:
     """An untrained `board` policy with its heads redrawn."""
     return untrained_policy(BOARD, spec, seed)
 
@@ -138,7 +137,10 @@ def test_a_kings_cribbage_board_run_trains_and_exports(tmp_path):
 def test_board_kind_is_refused_where_cells_are_not_actions():
     data = yaml.safe_load((REPO / "configs/smoke/cromlet.yaml").read_text())
     data["network"] = {"kind": "board"}
-    with pytest.raises(ConfigError, match="network.kind='board' reads chromino_v1 or kings_cribbage_v0's board"):
+    with pytest.raises(
+        ConfigError,
+        match="network.kind 'board' does not read cromlet_v0's observation; cromlet_v0 offers: mlp, circles",
+    ):
         parse_config(data)
     with pytest.raises(ValueError, match="action_mode='moves' offers whole moves: use network.kind 'moves'"):
         network_policy(BOARD, EnvSpec("kings_cribbage_v0", {"action_mode": "moves"}))

@@ -12,10 +12,9 @@ import torch
 
 from tabletop import envs
 from tabletop.agents import OnnxAgent, make_agent
-from tabletop.agents.policy_agent import build_policy
 from tabletop.envs import EnvSpec
 from tabletop.train import cli
-from tabletop.train.selfplay.policy import policy_kwargs
+from tabletop.train.selfplay.policy import build_policy, policy_kwargs
 from tabletop.train.serving import export
 
 POSITIONS = 1000
@@ -170,7 +169,7 @@ def test_export_command_reads_the_game_from_the_run_and_matches_the_ppo_agent(ru
     assert "onnxruntime matches torch" in capsys.readouterr().out
     meta = json.loads((tmp_path / "metadata.json").read_text())
     assert meta["env_id"] == "cromlet_v0" and meta["env_kwargs"] == {"num_players": 3}
-    assert meta["source"]["model"] == str(run_dir / "final" / "model.zip")
+    assert meta["source"] == {"policy": str(run_dir / "final" / "policy.pt"), "backend": "sb3"}
 
     spec = EnvSpec("cromlet_v0", {"num_players": 3})
     ppo, onnx_agent = make_agent(spec, f"ppo:{run_dir}"), make_agent(spec, f"onnx:{tmp_path}")
@@ -190,7 +189,7 @@ def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
     )  # 2 players by default
     assert "trained for observations" in capsys.readouterr().err
     assert cli.main(["export", str(run_dir), "--out", str(tmp_path / "c"), "--env-id", "krz_grtn_v1"]) == 2
-    assert "contradicts the run's config.yaml" in capsys.readouterr().err
+    assert "contradicts the policy's game (cromlet_v0" in capsys.readouterr().err
     assert (
         cli.main(
             [

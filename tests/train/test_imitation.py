@@ -6,12 +6,11 @@ import torch
 from gymnasium import spaces
 
 from tabletop.agents import make_agent
-from tabletop.agents.policy_agent import build_policy
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import NetworkConfig
 from tabletop.train.selfplay.imitation import collect, evaluate_clone, fit
-from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.opponents import OpponentPool, pfsp_factor
+from tabletop.train.selfplay.policy import build_policy, network_policy
 
 torch.set_num_threads(1)  # small batches: on a busy machine more threads only wait for each other
 SPEC = EnvSpec("cromlet_v0")

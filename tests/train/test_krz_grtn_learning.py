@@ -10,7 +10,9 @@ import torch
 from support.networks import untrained_policy
 
 from tabletop.agents import OnnxAgent, RandomAgent, make_agent
-from tabletop.agents.policy_agent import actor_logits, build_policy
+from tabletop.agents.networks.actor_critic import ActorCritic, retarget
+from tabletop.agents.networks.roles import ACTOR
+from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.observe import LETTER_FACTS, PAIR_MATCH, pair_match
@@ -21,8 +23,7 @@ from tabletop.train.cli import main
 from tabletop.train.evaluation.crossplay import RoleTeam, crossplay
 from tabletop.train.selfplay.config import NetworkConfig, parse_config
 from tabletop.train.selfplay.imitation import collect
-from tabletop.train.selfplay.networks import network_policy
-from tabletop.train.selfplay.role_network import ACTOR
+from tabletop.train.selfplay.policy import build_policy, config_spec, network_policy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -101,7 +102,8 @@ def test_roles_policy_exports_to_onnx_and_its_actor_plays_any_player_count(tmp_p
     meta = export.export_policy(policy, tmp_path / "four", FOUR)  # refuses to finish if onnxruntime and torch disagree
     assert meta["verification"]["actions_agree"]
     six = EnvSpec("krz_grtn_v1", {"num_players": 6, "features": ["roles"]})
-    other = policy.retarget(six)
+    plain = ActorCritic(config_spec(ROLES, FOUR)).load_weights(policy.state_dict(), "the test's policy")
+    other = retarget(plain, six)
     assert all(torch.equal(other.state_dict()[k], v) for k, v in policy.state_dict().items() if k.startswith(ACTOR))
     export.export_policy(other, tmp_path / "six", six)
     play_legal_game(OnnxAgent(tmp_path / "six"), six, seed=4, seats=None)
@@ -195,7 +197,7 @@ def test_frozen_role_and_the_roles_kind_are_refused_where_they_do_not_apply():
     base = {"env_id": "krz_grtn_v1", "total_steps": 100, "learner_seats": "all"}
     with pytest.raises(ConfigError, match="network.frozen_role freezes one role"):
         parse_config({**base, "network": {"kind": "mlp", "frozen_role": "x"}})
-    with pytest.raises(ConfigError, match="network.frozen_role='guesser' is not allowed"):
+    with pytest.raises(ConfigError, match="network: frozen_role='guesser' is not allowed"):
         parse_config({**base, "network": {"kind": "roles", "frozen_role": "guesser"}})
     with pytest.raises(ConfigError, match="roles"):
         parse_config({**base, "env_id": "cromlet_v0", "learner_seats": "one", "network": {"kind": "roles"}})

@@ -1,4 +1,4 @@
-"""The `moves` network kind (train/selfplay/move_network.py): one scorer shared by every offered move, masking,
+"""The `moves` network kind (agents/networks/moves.py): one scorer shared by every offered move, masking,
 ONNX, config checks, and a tiny warm-started run that plays as ppo: and onnx:."""
 
 from pathlib import Path
@@ -13,7 +13,7 @@ from tabletop.agents import OnnxAgent, make_agent
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
-from tabletop.train.selfplay.move_network import MovePolicy
+from tabletop.train.selfplay.policy import NetworkPolicy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -23,7 +23,7 @@ MOVES = EnvSpec("kings_cribbage_v0", {"action_mode": "moves", "max_moves": 40})
 NETWORK = NetworkConfig(kind="moves", hidden=[16], width=8, blocks=1, activation="relu")
 
 
-def move_policy(spec: EnvSpec = MOVES, seed: int = 0) -> MovePolicy:
+def move_policy(spec: EnvSpec = MOVES, seed: int = 0) -> NetworkPolicy:
     """An untrained `moves` policy with its heads redrawn."""
     return untrained_policy(NETWORK, spec, seed)
 
@@ -113,11 +113,16 @@ def smoke_config(**changes) -> dict:
 
 def test_the_moves_kind_is_refused_outside_moves_mode_and_for_other_games():
     data = smoke_config(env_kwargs={})
-    with pytest.raises(ConfigError, match="network.kind='moves' scores the offered moves of action_mode='moves'"):
+    with pytest.raises(
+        ConfigError, match="network.kind 'moves' reads the segment 'moves': add action_mode: moves to env_kwargs"
+    ):
         parse_config(data)
     data = yaml.safe_load((REPO / "configs/smoke/chromino.yaml").read_text())
     data["network"] = {"kind": "moves"}
-    with pytest.raises(ConfigError, match="network.kind='moves' reads kings_cribbage_v0's board"):
+    with pytest.raises(
+        ConfigError,
+        match="network.kind 'moves' does not read chromino_v1's observation; chromino_v1 offers: mlp, board",
+    ):
         parse_config(data)
 
 

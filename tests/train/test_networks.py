@@ -1,4 +1,4 @@
-"""Network kinds (train/selfplay/networks.py): shapes, weights shared across circles, masking, ONNX, loading."""
+"""Network kinds (agents/networks/): shapes, weights shared across circles, masking, ONNX, loading."""
 
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from tabletop.envs.cromlet import board as B
 from tabletop.envs.cromlet.observe import circle_channels
 from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
 from tabletop.train.selfplay.config import ConfigError, NetworkConfig, parse_config
-from tabletop.train.selfplay.networks import CirclePolicy
+from tabletop.train.selfplay.policy import NetworkPolicy
 from tabletop.train.selfplay.trainer import train
 from tabletop.train.serving import export
 
@@ -24,7 +24,7 @@ torch.set_num_threads(1)  # one small forward at a time: on a busy machine more 
 CIRCLES = NetworkConfig(kind="circles", hidden=[16], width=8, blocks=1, activation="relu")
 
 
-def circle_policy(spec: EnvSpec, seed: int = 0) -> CirclePolicy:
+def circle_policy(spec: EnvSpec, seed: int = 0) -> NetworkPolicy:
     """An untrained `circles` policy with its heads redrawn."""
     return untrained_policy(CIRCLES, spec, seed)
 
@@ -96,8 +96,11 @@ def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path, play_leg
 def test_circles_kind_is_refused_for_a_game_without_circles():
     data = yaml.safe_load((REPO / "configs/smoke/chromino.yaml").read_text())
     data["network"] = {"kind": "circles"}
-    with pytest.raises(ConfigError, match="network.kind='circles' reads cromlet_v0's board"):
+    with pytest.raises(
+        ConfigError,
+        match="network.kind 'circles' does not read chromino_v1's observation; chromino_v1 offers: mlp, board",
+    ):
         parse_config(data)
     data["network"] = {"kind": "transformer"}
-    with pytest.raises(ConfigError, match="network.kind='transformer' is not allowed; expected one of mlp, circles"):
+    with pytest.raises(ConfigError, match="network: kind='transformer' is not allowed; allowed: 'mlp', 'circles'"):
         parse_config(data)

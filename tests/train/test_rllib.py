@@ -48,26 +48,26 @@ RLLIB = {"backend": "rllib"}
 @pytest.mark.parametrize(
     "keys, message",
     [
-        ({"backend": "torch"}, "backend='torch' is not allowed; expected sb3"),
-        ({"backend": "sb3", "algorithm": "appo"}, "algorithm='appo' is not run by backend sb3; allowed: ppo"),
-        ({**RLLIB, "algorithm": "dqn"}, "algorithm='dqn' is not allowed"),
-        ({"ray_address": "auto"}, "ray_address is read by backend: rllib only"),
-        ({"rllib": {"num_env_runners": 1}}, "rllib is read by backend: rllib only"),
-        ({**RLLIB, "vec_env": {"num_envs": 4}}, "vec_env is read by backend: sb3 only"),
-        ({**RLLIB, "ppo": {"n_steps": 64}}, "ppo.n_steps is read by backend: sb3 only"),
-        ({**RLLIB, "network": {"kind": "circles"}}, "network.kind is read by backend: sb3 only"),
-        ({**RLLIB, "margin_shaping": 0.5}, "margin_shaping is read by backend: sb3 only"),
+        ({"backend": "torch"}, "backend='torch' is not allowed; allowed: 'sb3', 'rllib'"),
+        ({"backend": "sb3", "rllib": {"algorithm": "appo"}}, "the rllib: section is read by backend: rllib only"),
+        ({"backend": "sb3", "algorithm": "appo"}, "the rllib: section is read by backend: rllib only"),  # old layout
+        ({**RLLIB, "rllib": {"algorithm": "dqn"}}, "rllib: algorithm='dqn' is not allowed"),
+        ({"ray_address": "auto"}, "the rllib: section is read by backend: rllib only"),
+        ({**RLLIB, "sb3": {"vec_env": {"num_envs": 4}}}, "the sb3: section is read by backend: sb3 only"),
+        ({**RLLIB, "vec_env": {"num_envs": 4}}, "the sb3: section is read by backend: sb3 only"),  # old layout
+        ({**RLLIB, "ppo": {"n_steps": 64}}, "the sb3: section is read by backend: sb3 only"),  # old layout
+        ({**RLLIB, "network": {"kind": "circles"}}, "backend: rllib trains network.kind 'mlp' only"),
         (
             {**RLLIB, "rllib": {"num_env_runner": 2}},
-            "unknown key 'rllib.num_env_runner'; allowed keys here: num_env_runners",
+            "unknown key 'rllib.num_env_runner'; allowed keys here: algorithm, ray_address, num_env_runners",
         ),
-        ({**RLLIB, "rllib": {"num_env_runners": -1}}, "rllib.num_env_runners=-1 is not allowed; expected an int >= 0"),
-        ({**RLLIB, "rllib": {"object_store_mb": 10}}, "rllib.object_store_mb=10 is not allowed"),
+        ({**RLLIB, "rllib": {"num_env_runners": -1}}, "rllib: num_env_runners=-1 is not allowed; allowed: an int >= 0"),
+        ({**RLLIB, "rllib": {"object_store_mb": 10}}, "rllib: object_store_mb=10 is not allowed"),
         (
             {**RLLIB, "rllib": {"train_batch_size": 32}, "ppo": {"batch_size": 64}},
             r"ppo.batch_size=64 \(the minibatch\) exceeds rllib.train_batch_size=32",
         ),
-        ({**RLLIB, "ray_address": ""}, "ray_address='' is not allowed"),
+        ({**RLLIB, "rllib": {"ray_address": ""}}, "rllib: ray_address='' is not allowed"),
     ],
 )
 def test_rllib_config_keys_are_checked(keys, message):
@@ -77,12 +77,26 @@ def test_rllib_config_keys_are_checked(keys, message):
 
 def test_an_rllib_config_fills_its_section_and_keeps_sb3_defaults_out_of_the_way():
     config = parse_config(
+        {
+            "env_id": "cromlet_v0",
+            "total_steps": 10,
+            "backend": "rllib",
+            "rllib": {"algorithm": "appo", "ray_address": "auto"},
+        }
+    )
+    assert (config.backend, config.rllib.algorithm, config.rllib.ray_address, config.sb3) == (
+        "rllib",
+        "appo",
+        "auto",
+        None,
+    )
+    assert config.rllib.num_env_runners == 0 and config.rllib.num_cpus == 2
+    old = parse_config(
         {"env_id": "cromlet_v0", "total_steps": 10, "backend": "rllib", "algorithm": "appo", "ray_address": "auto"}
     )
-    assert (config.backend, config.algorithm, config.ray_address) == ("rllib", "appo", "auto")
-    assert config.rllib.num_env_runners == 0 and config.rllib.num_cpus == 2
-    sb3 = parse_config({"env_id": "cromlet_v0", "total_steps": 10})
-    assert (sb3.backend, sb3.algorithm, sb3.rllib, sb3.ray_address) == ("sb3", "ppo", None, None)
+    assert old == config  # the layout before backend sections
+    sb3 = parse_config({"env_id": "cromlet_v0", "total_steps": 10, "algorithm": "ppo", "ray_address": None})
+    assert (sb3.backend, sb3.rllib, sb3.sb3.n_steps, sb3.sb3.vec_env.kind) == ("sb3", None, 512, "batched")
 
 
 def test_a_missing_extra_is_one_clear_error(monkeypatch):
@@ -268,7 +282,10 @@ RUNS = [
     ("chromino_v1", {}),
     ("kings_cribbage_v0", {}),
     ("krz_grtn_v1", {"learner_seats": "all", "env_kwargs": {"num_players": 4}}),
-    ("cromlet_v0", {"algorithm": "appo", "total_steps": 2048}),  # asynchronous: its first updates lag the samples
+    (
+        "cromlet_v0",
+        {"rllib": {"algorithm": "appo", "num_envs_per_env_runner": 2, "train_batch_size": 128}, "total_steps": 2048},
+    ),  # asynchronous: its first updates lag the samples
 ]
 
 
@@ -282,7 +299,7 @@ def test_every_game_trains_an_iteration_on_a_local_ray_then_exports_and_plays(lo
     from tabletop.train.rllib.trainer import train
 
     for env_id, overrides in RUNS:
-        label = f"{env_id} {overrides.get('algorithm', 'ppo')}"
+        label = f"{env_id} {overrides.get('rllib', {}).get('algorithm', 'ppo')}"
         config = parse_config(rllib_config(env_id, **overrides))
         run_dir = tmp_path / label.replace(" ", "-")
         with hard_timeout(RAY_TEST_SECONDS):
@@ -299,7 +316,7 @@ def test_every_game_trains_an_iteration_on_a_local_ray_then_exports_and_plays(lo
             assert len(progress) == 1, f"{label}: one iteration reaches a budget of one learner step"
         assert int(progress[-1]["train/learner_samples_trained"]) > 0, f"{label}: the learner was updated"
         final = json.loads((run_dir / "final" / "eval.json").read_text())
-        assert final["backend"] == "rllib" and final["algorithm"] == config.algorithm
+        assert final["backend"] == "rllib" and final["algorithm"] == config.rllib.algorithm
         expected = (
             ["learner", "random", *_heuristics(env_id)]
             if config.learner_seats == "all"

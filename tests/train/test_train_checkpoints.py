@@ -3,6 +3,8 @@ one for the newest complete one and says so, and Ctrl-C saves a checkpoint and p
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import shutil
@@ -10,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,12 @@ def _steps(run: Path) -> list[str]:
     return sorted(p.name for p in (run / "checkpoints").iterdir())
 
 
+def _tensors(value) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(value, buffer)
+    return buffer.getvalue()
+
+
 class _Model:
     """What `write_checkpoint` reads of a model: its step, and `save` (here a zip with SB3's members)."""
 
@@ -41,11 +50,10 @@ class _Model:
         self.num_timesteps = step
 
     def save(self, path: Path) -> None:
-        import zipfile
-
         with zipfile.ZipFile(path, "w") as archive:
-            for member in checkpoints.MODEL_MEMBERS:
-                archive.writestr(member, "x")
+            archive.writestr("data", json.dumps({"num_timesteps": self.num_timesteps}))
+            archive.writestr("policy.pth", _tensors({}))
+            archive.writestr("policy.optimizer.pth", _tensors({"state": {}, "param_groups": []}))
 
 
 def test_a_write_cut_short_leaves_nothing_under_a_checkpoint_name(tmp_path, monkeypatch):
@@ -94,7 +102,7 @@ def test_resume_skips_a_damaged_checkpoint_for_the_newest_complete_one(trained_r
     result = train(load_config(SMOKE), steps=256, resume=run, progress=False)
     err = capsys.readouterr().err
     assert f"skipping {run / 'checkpoints' / 'step_000000256'}: {reason}" in err
-    assert f"continuing from {run / 'checkpoints' / 'step_000000128'}" in err
+    assert f"continuing from {run / 'checkpoints' / 'step_000000128'} (step 128)" in err
     assert result.steps == 256 - 128
     assert read_checkpoint(run / "checkpoints" / "step_000000256").step == 256  # rewritten whole on the way
 
@@ -141,7 +149,7 @@ def test_ctrl_c_in_training_saves_a_checkpoint_that_resumes(tmp_path, monkeypatc
 def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     """The user's path: Ctrl-C reaches the whole process group, worker processes included."""
     config = yaml.safe_load(SMOKE.read_text())
-    config["vec_env"]["kind"] = "subproc"
+    config["sb3"]["vec_env"]["kind"] = "subproc"
     config_path = tmp_path / "smoke.yaml"
     config_path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
@@ -191,7 +199,7 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     assert saved, err
     assert read_checkpoint(Path(saved.group(1))).step >= 128
     assert f"resume with: tabletop train {config_path} --resume {run} --steps 1000000" in err
-    assert torch.load(Path(saved.group(1)) / "pool.pt", weights_only=False)["snapshots"]
+    assert torch.load(Path(saved.group(1)) / "pool.pt", weights_only=True)["snapshots"]
 
 
 def test_a_run_saved_before_a_network_key_existed_still_resumes(trained_run, tmp_path):
@@ -204,5 +212,82 @@ def test_a_run_saved_before_a_network_key_existed_still_resumes(trained_run, tmp
     assert _steps(run)[-1] == "step_000000384"
     saved["network"]["hidden"] = [7]  # a different network is still refused
     (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
-    with pytest.raises(ValueError, match="cannot resume .* its network"):
+    with pytest.raises(ValueError, match=r"changes what the run trained \(network.hidden: run \[7\], config \[32\]\)$"):
         train(load_config(SMOKE), steps=512, resume=run, progress=False)
+
+
+def _rewrite_member(model: Path, member: str, change) -> None:
+    """Rewrite one member of a zip (a valid archive with consistent checksums, holding damaged content)."""
+    with zipfile.ZipFile(model) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members[member] = change(members[member])
+    with zipfile.ZipFile(model, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _tampered_weights(data: bytes) -> bytes:
+    weights = torch.load(io.BytesIO(data), weights_only=True)
+    key = next(k for k in weights if k.endswith("weight"))
+    weights[key] = torch.zeros(3, 3)
+    return _tensors(weights)
+
+
+def _tampered_pool(folder: Path) -> None:
+    saved = torch.load(folder / "pool.pt", weights_only=True)
+    name, weights = saved["snapshots"][-1]
+    key = next(k for k in weights if k.endswith("weight"))
+    saved["snapshots"][-1] = (name, {**weights, key: torch.zeros(2)})
+    torch.save(saved, folder / "pool.pt")
+
+
+class _Pickled:
+    """Any class: torch.save pickles it, and only `weights_only=False` would run its code back."""
+
+
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (
+            lambda f: _rewrite_member(f / "model.zip", "data", lambda b: b[:40]),
+            "model.zip: its data member is not JSON",
+        ),
+        (
+            lambda f: _rewrite_member(f / "model.zip", "policy.pth", lambda b: b[: len(b) // 2]),
+            "model.zip: policy.pth cannot be read",
+        ),
+        (lambda f: _rewrite_member(f / "model.zip", "policy.pth", _tampered_weights), "model.zip: policy.pth: "),
+        (_tampered_pool, "pool.pt: snapshot step_000000"),
+        (
+            lambda f: torch.save({"step": 256, "snapshots": [("x", _Pickled())]}, f / "pool.pt"),
+            "pool.pt cannot be read",
+        ),
+        (lambda f: (f / "policy.pt").write_bytes((f / "policy.pt").read_bytes()[:200]), "policy.pt cannot be read"),
+    ],
+    ids=["bad-data-json", "truncated-member", "tampered-shape", "tampered-pool", "pickled-pool", "truncated-policy"],
+)
+def test_damage_inside_a_checkpoint_is_named_and_skipped(trained_run, tmp_path, damage, reason):
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    newest = run / "checkpoints" / "step_000000256"
+    damage(newest)
+    reports = []
+    shapes = trainer.resume_shapes(load_config(SMOKE))
+    checkpoint = latest_checkpoint(run, shapes, reports.append)
+    assert checkpoint.step == 128
+    assert reports[0].startswith(f"resume: skipping {newest}: {reason}"), reports
+    assert (
+        reports[1]
+        == f"resume: continuing from {run / 'checkpoints' / 'step_000000128'} (step 128), the newest complete checkpoint"
+    )
+
+
+def test_every_network_key_that_differs_is_named_in_one_line(trained_run):
+    config = load_config(SMOKE)
+    saved = yaml.safe_load((trained_run / "config.yaml").read_text())
+    saved["network"].update(width=64, activation="relu")
+    with pytest.raises(ValueError) as refused:
+        trainer.check_resumable(config, saved, trained_run)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "network.activation: run 'relu', config 'tanh'; network.width: run 64, config 32" in message

@@ -31,13 +31,13 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
     assert first.steps == 128 and (run / "final" / "model.zip").is_file()
     assert (run / "learning_curve.png").stat().st_size > 0
     assert [c.name for c in (run / "checkpoints").iterdir()] == ["step_000000128"]
-    pool_before = torch.load(run / "checkpoints" / "step_000000128" / "pool.pt", weights_only=False)
+    pool_before = torch.load(run / "checkpoints" / "step_000000128" / "pool.pt", weights_only=True)
     assert pool_before["step"] == 128
 
     second = train(config, steps=config.total_steps, resume=run, progress=False)
     assert second.run_dir == run and second.steps == config.total_steps - 128  # the step count carried over
     newest = sorted((run / "checkpoints").iterdir())[-1]
-    pool_after = torch.load(newest / "pool.pt", weights_only=False)
+    pool_after = torch.load(newest / "pool.pt", weights_only=True)
     assert pool_after["step"] == config.total_steps
     if config.learner_seats == "one":  # the pool carried over, then grew
         every = config.opponents.snapshot_every
@@ -58,9 +58,9 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
 
 def test_subprocess_envs_train_and_receive_snapshots(tmp_path):
     config = load_config(SMOKE[[p.stem for p in SMOKE].index("cromlet")])
-    config.vec_env.kind = "subproc"
+    config.sb3.vec_env.kind = "subproc"
     config.opponents.weights = {"self": 1.0}  # every game needs a snapshot that reached the worker
     result = train(config, out=tmp_path / "run", steps=128, progress=False)
     assert result.steps == 128
-    pool = torch.load(tmp_path / "run" / "checkpoints" / "step_000000128" / "pool.pt", weights_only=False)
+    pool = torch.load(tmp_path / "run" / "checkpoints" / "step_000000128" / "pool.pt", weights_only=True)
     assert [n for n, _ in pool["snapshots"]] == ["step_000000000", "step_000000064", "step_000000128"]

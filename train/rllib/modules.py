@@ -20,7 +20,8 @@ from ray.rllib.core.rl_module.apis import (
 )
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from tabletop.train.rllib.networks import masked, mlp
+from tabletop.agents.networks.common import masked
+from tabletop.agents.networks.mlp import mlp
 
 
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI, InferenceOnlyAPI):

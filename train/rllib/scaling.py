@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.iterations < 2 or min(args.runners) < 0:
         parser.error("--iterations must be at least 2 and --runners at least 0")
     config = load_config(args.config)
-    if config.backend != "rllib" or config.algorithm != "ppo":
+    if config.backend != "rllib" or config.rllib.algorithm != "ppo":
         parser.error(f"{args.config} must say backend: rllib and algorithm: ppo (APPO overlaps sampling and learning)")
     rows = []
     for n in args.runners:

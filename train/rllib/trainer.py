@@ -12,7 +12,8 @@ The run folder follows the SB3 path's layout where it fits:
     logs/progress.csv             one row per iteration: learner steps, env steps, seconds, training results
     eval.csv                      win rates against every baseline at each evaluation (same columns)
     checkpoints/step_N/           algorithm/ (RLlib's checkpoint: every module, optimiser and sampler
-                                  state; `Algorithm.from_checkpoint` loads it) and policy.pt (the actor)
+                                  state; `Algorithm.from_checkpoint` loads it) and policy.pt (the plain
+                                  policy file, as the SB3 backend writes it: agents/networks/saved.py)
     final/policy.pt, final/eval.json, learning_curve.png
 """
 
@@ -32,9 +33,12 @@ from pathlib import Path
 import torch
 import yaml
 
+from tabletop.agents import PolicyAgent
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
+from tabletop.agents.networks.mlp import from_heads
+from tabletop.agents.networks.saved import SavedPolicy, saved_policy, write_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
-from tabletop.train.rllib.networks import Actor
-from tabletop.train.rllib.policy import POLICY_FILE, ActorAgent
 from tabletop.train.rllib.stats import summarize
 from tabletop.train.rllib.table import LEARNER, snapshot_modules
 from tabletop.train.selfplay.config import SELF, TrainConfig
@@ -75,7 +79,7 @@ class RLlibResult:
 # --- Ray ---------------------------------------------------------------------------------------------------
 def ray_address(config: TrainConfig) -> str | None:
     """The cluster to join: the config's `ray_address`, else $RAY_ADDRESS; None starts a local Ray."""
-    return config.ray_address or os.environ.get("RAY_ADDRESS") or None
+    return config.rllib.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
 @contextmanager
@@ -147,7 +151,7 @@ def algorithm_config(config: TrainConfig):
         rl_module_specs={m: RLModuleSpec(module_class=MaskedActorCritic, model_config=model) for m in modules}
     )
     algo = (
-        (PPOConfig if config.algorithm == "ppo" else APPOConfig)()
+        (PPOConfig if config.rllib.algorithm == "ppo" else APPOConfig)()
         .environment(
             TabletopMultiAgentEnv, env_config=env_config(config), disable_env_checking=True
         )  # its check plays unmasked actions
@@ -174,7 +178,7 @@ def algorithm_config(config: TrainConfig):
         )
         .debugging(seed=config.seed)
     )
-    if config.algorithm == "ppo":
+    if config.rllib.algorithm == "ppo":
         algo.training(lambda_=ppo.gae_lambda)
     else:  # APPO: v-trace; minibatches must hold whole fragments; an iteration need not last RLlib's default 10 s
         algo.env_runners(rollout_fragment_length=math.gcd(ppo.batch_size, r.train_batch_size, APPO_MAX_FRAGMENT))
@@ -212,14 +216,16 @@ class Run:
     def learner_state(self) -> dict:
         return self.algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
 
-    def actor(self) -> Actor:
-        """The learner's policy now, as a plain torch actor (from the learner group: samplers may lag behind)."""
-        aec = self.config.env.make_raw()
-        size = aec.observation_space(aec.possible_agents[0])["observation"].shape[0]
-        actor = Actor(size, aec.game.num_actions, self.config.network.hidden, self.config.network.activation)
+    def policy(self) -> SavedPolicy:
+        """The learner's policy now, as a plain policy file holds it (from the learner group: samplers may lag)."""
+        network = self.config.network
+        spec = network_spec(self.config.env, "mlp", hidden=network.hidden, activation=network.activation)
         state = self.learner_state()
-        actor.pi.load_state_dict({k[len("pi.") :]: torch.as_tensor(v) for k, v in state.items() if k.startswith("pi.")})
-        return actor.eval()
+        heads = {
+            head: {k[len(head) + 1 :]: torch.as_tensor(v) for k, v in state.items() if k.startswith(head + ".")}
+            for head in ("pi", "vf")
+        }
+        return saved_policy(spec, from_heads(heads["pi"], heads["vf"]), self.config.env, "rllib")
 
     def snapshot(self, fill_all: bool = False) -> None:
         """The learner's weights into the oldest slot (every slot at the start): in the learner group, which
@@ -257,9 +263,9 @@ class Run:
             csv.writer(f).writerow(values)
         return row
 
-    def evaluate(self, step: int, games: int, actor: Actor | None = None) -> list[Matchup]:
+    def evaluate(self, step: int, games: int, actor: ActorCritic | None = None) -> list[Matchup]:
         rows = evaluate(
-            ActorAgent(actor or self.actor()),
+            PolicyAgent(actor or self.policy().build(), name="learner"),
             self.config.env,
             games,
             seed=self.config.seed + EVAL_SEED_OFFSET,
@@ -272,7 +278,7 @@ class Run:
         folder = self.run_dir / "checkpoints" / f"step_{step:09d}"
         folder.mkdir(parents=True, exist_ok=True)
         self.algo.save_to_path(str((folder / "algorithm").resolve()))
-        torch.save(self.actor().to_file(), folder / POLICY_FILE)
+        write_policy(folder / POLICY_FILE, self.policy())
         kept = sorted((self.run_dir / "checkpoints").iterdir())
         for old in kept[: -self.config.checkpoint.keep]:
             shutil.rmtree(old)
@@ -299,6 +305,9 @@ def train(
     evaluate."""
     if config.backend != "rllib":
         raise ValueError(f"this trainer runs backend: rllib configs; the config says backend: {config.backend}")
+    from tabletop.train.rllib import require
+
+    require()
     if resume is not None:
         raise ValueError(
             "--resume is not offered for backend: rllib yet; a checkpoint's algorithm/ folder loads with RLlib's Algorithm.from_checkpoint"
@@ -340,7 +349,7 @@ def train(
                 if progress:
                     rates = " ".join(f"{k[12:]} {v:.2f}" for k, v in row.items() if k.startswith("win_rate_vs_"))
                     print(
-                        f"{config.env_id} [{config.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}",
+                        f"{config.env_id} [{config.rllib.algorithm}] iteration {iteration}: {learner_steps}/{total} learner steps, {learner_steps / train_seconds:.0f}/s; training win rate {rates}",
                         flush=True,
                     )
                 if learner_steps >= next_snapshot:
@@ -355,20 +364,20 @@ def train(
                     run.save_checkpoint(learner_steps)
                     next_checkpoint = (learner_steps // config.checkpoint.every + 1) * config.checkpoint.every
             run.save_checkpoint(learner_steps)
-            actor = run.actor()
+            policy = run.policy()
         finally:
             stop(algo)
 
     final_dir = run_dir / "final"
     final_dir.mkdir(exist_ok=True)
-    torch.save(actor.to_file(), final_dir / POLICY_FILE)
-    final = run.evaluate(learner_steps, config.evaluation.final_games, actor)  # Ray is down: the saved actor plays
+    write_policy(final_dir / POLICY_FILE, policy)
+    final = run.evaluate(learner_steps, config.evaluation.final_games, policy.build())  # Ray is down: the file plays
     (final_dir / "eval.json").write_text(
         json.dumps(
             {
                 "env_id": config.env_id,
                 "backend": "rllib",
-                "algorithm": config.algorithm,
+                "algorithm": config.rllib.algorithm,
                 "steps": learner_steps,
                 "env_steps": env_steps,
                 "learner_seats": config.learner_seats,
@@ -382,7 +391,7 @@ def train(
         run_dir / "eval.csv",
         run.progress,
         run_dir / "learning_curve.png",
-        f"{config.env_id} (RLlib {config.algorithm.upper()}): {run_dir.name}",
+        f"{config.env_id} (RLlib {config.rllib.algorithm.upper()}): {run_dir.name}",
     )
     return RLlibResult(run_dir, learner_steps, env_steps, train_seconds, final)
 
@@ -390,7 +399,7 @@ def train(
 def summary(result: RLlibResult, config: TrainConfig) -> str:
     """What `tabletop train` prints at the end of an RLlib run."""
     return (
-        f"{config.env_id} (RLlib {config.algorithm.upper()}): {result.steps} learner steps ({result.env_steps} env steps) in "
+        f"{config.env_id} (RLlib {config.rllib.algorithm.upper()}): {result.steps} learner steps ({result.env_steps} env steps) in "
         f"{result.train_seconds:.0f} s of training ({result.steps_per_second:.0f} learner steps/s); run folder {result.run_dir}\n"
         f"final policy over {config.evaluation.final_games} games per opponent:\n"
         + format_table(result.final, config.learner_seats)

@@ -1,15 +1,27 @@
-"""Experiment configs: a small dataclass schema, parsed from YAML with strict validation.
+"""Experiment configs: sections of `Param` declarations (envs/core/params, as the games declare their
+arguments), parsed from YAML with strict validation, one section per training backend.
 
-Every key is checked: an unknown key, a wrong type or a bad value is a `ConfigError` that names the
-dotted key and says what is allowed, so a typo never silently falls back to a default.
+    env_id, env_kwargs, total_steps, seed, torch_threads, learner_seats, backend     the run
+    ppo:          the PPO hyper-parameters both backends read
+    network:      the policy network (agents/networks/)
+    opponents:    who fills the other seats
+    evaluation:, checkpoint:
+    sb3:          what only `backend: sb3` reads: rollout length, KL stop, margin shaping, opponent sampling,
+                  vec_env:, warm_start:
+    rllib:        what only `backend: rllib` reads: algorithm, cluster, samplers, iteration size, a local Ray
+
+Every key is checked: an unknown key or a bad value is a `ConfigError` that names the section and the key and
+says what is allowed, so a typo never silently falls back to a default; the section of the backend the config
+does not train with is an error, not a no-op. A config written before the backend sections (its SB3-only keys
+at the top, in `ppo:` and `opponents:`; RLlib's `algorithm` and `ray_address` at the top) still loads: those
+keys are moved into their section first (`LEGACY_KEYS`).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import types
-import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +29,31 @@ import yaml
 
 from tabletop import envs
 from tabletop.agents import agent_names
+from tabletop.agents.networks import KINDS
+from tabletop.agents.networks.actor_critic import DEFAULTS, network_spec
+from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.envs import EnvSpec
+from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
 
 SELF = "self"  # frozen snapshots of the learner
 HEURISTICS = "heuristics"  # every heuristic of the game, sharing one weight
 LEARNER_SEATS = ("one", "all")
 VEC_KINDS = ("batched", "dummy", "subproc")
-ACTIVATIONS = ("tanh", "relu")
-NETWORK_KINDS = {
-    "mlp": None,
-    "circles": "cromlet_v0",
-    "moves": "kings_cribbage_v0",
-    "roles": "krz_grtn_v1",
-    "board": ("chromino_v1", "kings_cribbage_v0"),
-}  # kind -> the game(s) it reads (None: every game)
-NETWORK_FEATURES = {
-    ("board", "chromino_v1"): "lookahead",
-    ("roles", "krz_grtn_v1"): "roles",
-}  # the feature group a kind reads
 SAMPLINGS = ("uniform", "pfsp")
-ALGORITHMS = {"sb3": ("ppo",), "rllib": ("ppo", "appo")}  # backend -> the algorithms it runs
-# keys only backend sb3 reads -> the value that means "not used", which backend rllib accepts
-SB3_ONLY = {
-    "vec_env": None,
-    "warm_start": None,
-    "margin_shaping": 0,
-    "ppo.n_steps": None,
-    "ppo.target_kl": None,
-    "network.kind": "mlp",
-    "opponents.sampling": "uniform",
+BACKENDS = {  # backend -> the module that trains it (`train`, `summary`), imported when used
+    "sb3": "tabletop.train.selfplay.trainer",
+    "rllib": "tabletop.train.rllib.trainer",
+}
+REQUIRED = object()  # the default of a key every config must give
+LEGACY_KEYS = {  # where a config written before the backend sections kept a key -> its section now
+    "vec_env": "sb3.vec_env",
+    "warm_start": "sb3.warm_start",
+    "margin_shaping": "sb3.margin_shaping",
+    "ppo.n_steps": "sb3.n_steps",
+    "ppo.target_kl": "sb3.target_kl",
+    "opponents.sampling": "sb3.sampling",
+    "algorithm": "rllib.algorithm",
+    "ray_address": "rllib.ray_address",
 }
 
 
@@ -64,208 +72,268 @@ class ConfigError(ValueError):
     """A config problem, always naming the offending key."""
 
 
-def _positive(x) -> bool:
-    return x > 0
+# --- value checks ------------------------------------------------------------------------------------------
+def _number(value: Any) -> float:
+    """An int or float (not a bool) as a float; anything else fails the key's check."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("not a number")
+    return float(value)
 
 
-def _non_negative(x) -> bool:
-    return x >= 0
+def number(low: float, high: float | None = None, above: bool = False) -> dict:
+    """A float key's `Param` arguments: >= low (> low with `above`), <= high when given; ints read as floats."""
+
+    def check(v: float) -> bool:
+        return (v > low if above else v >= low) and (high is None or v <= high)
+
+    allowed = f"a number in [{low:g}, {high:g}]" if high is not None else f"a number {'>' if above else '>='} {low:g}"
+    return {"check": check, "convert": _number, "allowed": allowed}
 
 
-def _unit(x) -> bool:
-    return 0 <= x <= 1
+def integer(low: int) -> dict:
+    """An int key's `Param` arguments: >= low (a bool is no int)."""
+    return {"check": int_in(low), "allowed": f"an int >= {low}"}
 
 
-def _check(test, allowed: str) -> dict:
-    return {"check": test, "allowed": allowed}
+def optional(kwargs: dict) -> dict:
+    """The same check, or null."""
+    check, convert = kwargs["check"], kwargs.get("convert")
+    return {
+        "check": lambda v: v is None or check(v),
+        "convert": (lambda v: v if v is None else convert(v)) if convert else None,
+        "allowed": "null or " + kwargs["allowed"],
+    }
 
 
-@dataclass
-class PPOConfig:
-    """MaskablePPO hyper-parameters (the names are SB3's)."""
-
-    learning_rate: float = field(default=3e-4, metadata=_check(_positive, "a number > 0"))
-    n_steps: int = field(default=512, metadata=_check(_positive, "an int > 0 (steps per env per rollout)"))
-    batch_size: int = field(default=256, metadata=_check(_positive, "an int > 0"))
-    n_epochs: int = field(default=4, metadata=_check(_positive, "an int > 0"))
-    gamma: float = field(default=0.99, metadata=_check(_unit, "a number in [0, 1]"))
-    gae_lambda: float = field(default=0.95, metadata=_check(_unit, "a number in [0, 1]"))
-    clip_range: float = field(default=0.2, metadata=_check(_positive, "a number > 0"))
-    ent_coef: float = field(default=0.01, metadata=_check(_non_negative, "a number >= 0"))
-    vf_coef: float = field(default=0.5, metadata=_check(_non_negative, "a number >= 0"))
-    max_grad_norm: float = field(default=0.5, metadata=_check(_positive, "a number > 0"))
-    target_kl: float | None = field(default=None, metadata=_check(_positive, "null or a number > 0"))
+def _is_widths(value: Any) -> bool:
+    return isinstance(value, list) and len(value) > 0 and all(is_int(x) and x > 0 for x in value)
 
 
-@dataclass
-class NetworkConfig:
-    """`mlp`: separate policy and value MLPs of shape `hidden`. `circles` (Cromlet): one network shared by
-    every circle, `width` wide with `blocks` residual blocks (train/selfplay/networks.py). `board` (Chromino,
-    Kings Cribbage with action_mode tiles): `width` convolution channels, `blocks` residual 3x3 convolutions,
-    a per-cell head and a critic MLP `hidden` (train/selfplay/board_network.py). `moves` (Kings Cribbage with
-    action_mode moves): one scorer shared by every offered move, `width` wide with `blocks` residual blocks that
-    pool the offered moves, and a critic MLP `hidden` (train/selfplay/move_network.py). `roles` (KRZ GRTN): a
-    tile scorer shared by every tile kind for the givers and a clue-picture scorer shared by every pair for X,
-    `width` wide, a critic MLP `hidden`; `frozen_role` keeps one role's weights out of PPO's updates
-    (train/selfplay/role_network.py)."""
+def _weights(value: Any) -> dict[str, float]:
+    """A mapping of names to numbers, the numbers as floats; anything else fails the key's check."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise TypeError("not a mapping of names")
+    return {k: _number(v) for k, v in value.items()}
 
-    kind: str = field(
-        default="mlp", metadata=_check(lambda k: k in NETWORK_KINDS, f"one of {', '.join(NETWORK_KINDS)}")
+
+def _is_names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+# --- the sections ------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)  # hashed by identity: CLASSES maps each section to its container
+class Section:
+    """A config section: its key declarations, its subsections, and whether it may be left out (None)."""
+
+    params: Parameters
+    children: dict[str, Section] = field(default_factory=dict)
+    optional: bool = False
+
+
+RUN = Parameters(
+    Param("env_id", REQUIRED, "the game", choices=envs.ENV_IDS),  # the live list: a game registered later counts
+    Param("total_steps", REQUIRED, "learner env steps in all", **integer(1)),
+    Param("seed", 0, "the run's seed", **integer(0)),
+    Param("torch_threads", 1, "torch's threads (1 is fastest for small nets on a busy machine)", **integer(1)),
+    Param("env_kwargs", {}, "the game's arguments", check=lambda v: isinstance(v, dict), allowed="a mapping"),
+    Param(
+        "learner_seats",
+        "one",
+        "one (competitive: the learner takes one rotating seat) or all (cooperative: one policy plays every seat)",
+        choices=LEARNER_SEATS,
+    ),
+    Param(
+        "backend",
+        "sb3",
+        "sb3 (MaskablePPO in this process) or rllib (Ray RLlib, locally or on a cluster)",
+        choices=tuple(BACKENDS),
+    ),
+)
+PPO = Section(
+    Parameters(  # the names are SB3's
+        Param("learning_rate", 3e-4, "Adam's step size", **number(0, above=True)),
+        Param("batch_size", 256, "the minibatch", **integer(1)),
+        Param("n_epochs", 4, "passes over each batch", **integer(1)),
+        Param("gamma", 0.99, "the discount", **number(0, 1)),
+        Param("gae_lambda", 0.95, "GAE's lambda", **number(0, 1)),
+        Param("clip_range", 0.2, "PPO's clip", **number(0, above=True)),
+        Param("ent_coef", 0.01, "the entropy bonus", **number(0)),
+        Param("vf_coef", 0.5, "the value loss's weight", **number(0)),
+        Param("max_grad_norm", 0.5, "the gradient clip", **number(0, above=True)),
     )
-    hidden: list[int] = field(
-        default_factory=lambda: [256, 256],
-        metadata=_check(lambda h: len(h) > 0 and all(x > 0 for x in h), "a non-empty list of ints > 0"),
-    )
-    activation: str = field(
-        default="tanh", metadata=_check(lambda a: a in ACTIVATIONS, f"one of {', '.join(ACTIVATIONS)}")
-    )
-    width: int = field(
-        default=32, metadata=_check(_positive, "an int > 0 (circles: embedding size per circle; moves: per move)")
-    )
-    blocks: int = field(
-        default=1,
-        metadata=_check(
-            _non_negative,
-            "an int >= 0 (circles: residual blocks that pool each cromlet and the board; moves: that pool the offered moves)",
+)
+NETWORK = Section(
+    Parameters(
+        Param("kind", "mlp", "the network kind (docs/training.md); a game offers the structured ones", choices=KINDS),
+        Param(
+            "hidden",
+            DEFAULTS["hidden"],
+            "MLP widths (the critic of a structured kind)",
+            check=_is_widths,
+            allowed="a non-empty list of ints > 0",
+        ),
+        Param("activation", DEFAULTS["activation"], "the activation", choices=tuple(ACTIVATIONS)),
+        Param(
+            "width",
+            DEFAULTS["width"],
+            "a structured kind's embedding size (per circle, cell channel, move, tile)",
+            **integer(1),
+        ),
+        Param("blocks", DEFAULTS["blocks"], "a structured kind's residual blocks", **integer(0)),
+        Param(
+            "frozen_role",
+            None,
+            "roles: that role's weights stay as they are while the other role learns",
+            choices=(None, "givers", "x"),
         ),
     )
-    frozen_role: str | None = field(
-        default=None,
-        metadata=_check(
-            lambda r: r in ("givers", "x"),
-            "null, givers or x (roles: that role's weights stay as they are while the other role learns)",
+)
+OPPONENTS = Section(
+    Parameters(
+        Param(
+            "weights",
+            {SELF: 0.5, HEURISTICS: 0.4, "random": 0.1},
+            "random, heuristics (all of the game's, sharing the weight), a heuristic's name, or self (snapshots)",
+            check=lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
+            convert=_weights,
+            allowed="a non-empty mapping of names to numbers >= 0 with a positive sum",
         ),
+        Param("snapshot_every", 20_000, "learner steps between snapshots", **integer(1)),
+        Param("max_snapshots", 10, "snapshots kept in the pool", **integer(1)),
     )
-
-
-@dataclass
-class OpponentConfig:
-    """Who fills the other seats. Weight keys: `random`, `heuristics` (all of the game's heuristics,
-    sharing the weight), a heuristic's name, or `self` (a uniformly drawn frozen snapshot)."""
-
-    weights: dict[str, float] = field(
-        default_factory=lambda: {SELF: 0.5, HEURISTICS: 0.4, "random": 0.1},
-        metadata=_check(
-            lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
-            "a non-empty mapping to numbers >= 0 with a positive sum",
+)
+EVALUATION = Section(
+    Parameters(
+        Param("every", 50_000, "learner steps between evaluations", **integer(1)),
+        Param("games", 200, "games per opponent", **integer(1)),
+        Param("final_games", 1000, "games per opponent at the end", **integer(1)),
+    )
+)
+CHECKPOINT = Section(
+    Parameters(
+        Param("every", 50_000, "learner steps between checkpoints", **integer(1)),
+        Param("keep", 3, "newest checkpoints kept", **integer(1)),
+    )
+)
+VEC_ENV = Section(
+    Parameters(
+        Param(
+            "kind",
+            "batched",
+            "batched (every game in one VecEnv, opponents' moves batched), dummy (one SeatEnv per game) or subproc",
+            choices=VEC_KINDS,
         ),
+        Param("num_envs", 2, "games stepped together", **integer(1)),
     )
-    snapshot_every: int = field(default=20_000, metadata=_check(_positive, "an int > 0 (env steps)"))
-    max_snapshots: int = field(default=10, metadata=_check(_positive, "an int > 0"))
-    sampling: str = field(
-        default="uniform",
-        metadata=_check(
-            lambda s: s in SAMPLINGS,
+)
+WARM_START = Section(
+    Parameters(
+        Param(
+            "teacher",
+            REQUIRED,
+            "the heuristic to imitate",
+            check=lambda t: isinstance(t, str) and bool(t),
+            allowed="an agent name",
+        ),
+        Param("games", REQUIRED, "games the teacher plays", **integer(1)),
+        Param(
+            "opponents", [], "agent names; empty: the teacher itself", check=_is_names, allowed="a list of agent names"
+        ),
+        Param("epochs", 4, "passes over the decisions", **integer(1)),
+        Param("batch_size", 512, "the minibatch", **integer(1)),
+        Param("learning_rate", 1e-3, "Adam's step size", **number(0, above=True)),
+        Param("value_coef", 1.0, "the value loss's weight", **number(0)),
+        Param("eval_games", 200, "games of the clone against each baseline (0: none)", **integer(0)),
+    ),
+    optional=True,
+)
+SB3 = Section(
+    Parameters(
+        Param("n_steps", 512, "steps per env per rollout", **integer(1)),
+        Param("target_kl", None, "stop an update's epochs past this KL", **optional(number(0, above=True))),
+        Param("margin_shaping", 0.0, "0: the env's reward only", **number(0)),
+        Param(
+            "sampling",
+            "uniform",
             "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)",
+            choices=SAMPLINGS,
         ),
-    )
+    ),
+    {"vec_env": VEC_ENV, "warm_start": WARM_START},
+)
+RLLIB = Section(
+    Parameters(
+        Param("algorithm", "ppo", "ppo or appo", choices=("ppo", "appo")),
+        Param(
+            "ray_address",
+            None,
+            "the cluster to join",
+            check=lambda a: a is None or (isinstance(a, str) and bool(a.strip())),
+            allowed="null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001",
+        ),
+        Param("num_env_runners", 0, "sampling processes besides the driver; 0: the driver samples", **integer(0)),
+        Param("num_envs_per_env_runner", 8, "games each sampler steps together", **integer(1)),
+        Param("train_batch_size", 4096, "env steps per training iteration", **integer(1)),
+        Param("num_cpus", 2, "CPUs of a local Ray; ignored when joining a cluster", **integer(1)),
+        Param("object_store_mb", 200, "MiB of object store of a local Ray (Ray's minimum is 75)", **integer(80)),
+    ),
+)
+SECTIONS = {
+    "ppo": PPO,
+    "network": NETWORK,
+    "opponents": OPPONENTS,
+    "evaluation": EVALUATION,
+    "checkpoint": CHECKPOINT,
+    "sb3": SB3,
+    "rllib": RLLIB,
+}
 
 
-@dataclass
-class WarmStartConfig:
-    """Imitation before PPO: clone `teacher` from its decisions in `games` games against `opponents`
-    (train/selfplay/imitation.py), then fit the value head on the outcomes."""
-
-    teacher: str = field(metadata=_check(lambda t: bool(t), "an agent name (a heuristic of the game)"))
-    games: int = field(metadata=_check(_positive, "an int > 0 (games the teacher plays)"))
-    opponents: list[str] = field(default_factory=list)  # agent names, checked with the game; empty: the teacher itself
-    epochs: int = field(default=4, metadata=_check(_positive, "an int > 0"))
-    batch_size: int = field(default=512, metadata=_check(_positive, "an int > 0"))
-    learning_rate: float = field(default=1e-3, metadata=_check(_positive, "a number > 0"))
-    value_coef: float = field(default=1.0, metadata=_check(_non_negative, "a number >= 0"))
-    eval_games: int = field(
-        default=200, metadata=_check(_non_negative, "an int >= 0 (games of the clone against each baseline; 0: none)")
-    )
+def _dataclass(name: str, section: Section) -> type:
+    """The typed container of a section: one field per key (its declared default) and per subsection."""
+    fields = [(p.name, Any, field(default_factory=lambda p=p: copy.deepcopy(p.default))) for p in section.params]
+    fields += [(child, Any, field(default=None)) for child in section.children]
+    return make_dataclass(name, fields)
 
 
-@dataclass
-class VecEnvConfig:
-    """`num_envs` games: `batched` in one VecEnv with the opponents' moves batched (fastest measured, also
-    on 2 busy cores), `dummy` one SeatEnv per game in this process, `subproc` one per worker process."""
-
-    kind: str = field(default="batched", metadata=_check(lambda k: k in VEC_KINDS, f"one of {', '.join(VEC_KINDS)}"))
-    num_envs: int = field(default=2, metadata=_check(_positive, "an int > 0"))
-
-
-@dataclass
-class RLlibConfig:
-    """`backend: rllib` (train/rllib/): who samples, how much per iteration, and the size of a local Ray."""
-
-    num_env_runners: int = field(
-        default=0,
-        metadata=_check(_non_negative, "an int >= 0 (sampling processes besides the driver; 0: the driver samples)"),
-    )
-    num_envs_per_env_runner: int = field(
-        default=8, metadata=_check(_positive, "an int > 0 (games each sampler steps together)")
-    )
-    train_batch_size: int = field(
-        default=4096, metadata=_check(_positive, "an int > 0 (env steps per training iteration)")
-    )
-    num_cpus: int = field(
-        default=2, metadata=_check(_positive, "an int > 0 (CPUs of a local Ray; ignored when joining a cluster)")
-    )
-    object_store_mb: int = field(
-        default=200,
-        metadata=_check(lambda m: m >= 80, "an int >= 80 (MiB of object store of a local Ray; Ray's minimum is 75)"),
-    )
-
-
-@dataclass
-class EvalConfig:
-    every: int = field(default=50_000, metadata=_check(_positive, "an int > 0 (env steps)"))
-    games: int = field(default=200, metadata=_check(_positive, "an int > 0 (games per opponent)"))
-    final_games: int = field(default=1000, metadata=_check(_positive, "an int > 0 (games per opponent at the end)"))
-
-
-@dataclass
-class CheckpointConfig:
-    every: int = field(default=50_000, metadata=_check(_positive, "an int > 0 (env steps)"))
-    keep: int = field(default=3, metadata=_check(_positive, "an int > 0 (newest checkpoints kept)"))
+PPOConfig = _dataclass("PPOConfig", PPO)
+NetworkConfig = _dataclass("NetworkConfig", NETWORK)
+OpponentConfig = _dataclass("OpponentConfig", OPPONENTS)
+EvalConfig = _dataclass("EvalConfig", EVALUATION)
+CheckpointConfig = _dataclass("CheckpointConfig", CHECKPOINT)
+VecEnvConfig = _dataclass("VecEnvConfig", VEC_ENV)
+WarmStartConfig = _dataclass("WarmStartConfig", WARM_START)
+SB3Config = _dataclass("SB3Config", SB3)
+RLlibConfig = _dataclass("RLlibConfig", RLLIB)
+CLASSES = {
+    PPO: PPOConfig,
+    NETWORK: NetworkConfig,
+    OPPONENTS: OpponentConfig,
+    EVALUATION: EvalConfig,
+    CHECKPOINT: CheckpointConfig,
+    VEC_ENV: VecEnvConfig,
+    WARM_START: WarmStartConfig,
+    SB3: SB3Config,
+    RLLIB: RLlibConfig,
+}
 
 
 @dataclass
 class TrainConfig:
-    env_id: str = field(metadata=_check(lambda e: e in envs.ENV_IDS, f"one of {', '.join(envs.ENV_IDS)}"))
-    total_steps: int = field(metadata=_check(_positive, "an int > 0 (learner env steps)"))
-    seed: int = field(default=0, metadata=_check(_non_negative, "an int >= 0"))
-    torch_threads: int = field(
-        default=1, metadata=_check(_positive, "an int > 0 (1 is fastest for small nets on a busy machine)")
-    )
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    backend: str = field(
-        default="sb3",
-        metadata=_check(
-            lambda b: b in ALGORITHMS, "sb3 (MaskablePPO in this process) or rllib (Ray RLlib, locally or on a cluster)"
-        ),
-    )
-    algorithm: str = field(
-        default="ppo", metadata=_check(lambda a: a in ALGORITHMS["rllib"], "ppo, or appo with backend: rllib")
-    )
-    ray_address: str | None = field(
-        default=None,
-        metadata=_check(
-            lambda a: bool(a.strip()),
-            "null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001",
-        ),
-    )
-    rllib: RLlibConfig | None = None
-    learner_seats: str = field(
-        default="one",
-        metadata=_check(
-            lambda s: s in LEARNER_SEATS,
-            "one (competitive: the learner takes one rotating seat) or all (cooperative: one shared policy plays every seat)",
-        ),
-    )
-    margin_shaping: float = field(
-        default=0.0, metadata=_check(_non_negative, "a number >= 0 (0: the env's reward only)")
-    )
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    warm_start: WarmStartConfig | None = None
-    opponents: OpponentConfig = field(default_factory=OpponentConfig)
-    vec_env: VecEnvConfig = field(default_factory=VecEnvConfig)
-    evaluation: EvalConfig = field(default_factory=EvalConfig)
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    env_id: str
+    total_steps: int
+    seed: int
+    torch_threads: int
+    env_kwargs: dict[str, Any]
+    learner_seats: str
+    backend: str
+    ppo: Any
+    network: Any
+    opponents: Any
+    evaluation: Any
+    checkpoint: Any
+    sb3: Any = None  # `backend: sb3` only
+    rllib: Any = None  # `backend: rllib` only
 
     @property
     def env(self) -> EnvSpec:
@@ -291,153 +359,123 @@ def load_config(path: str | Path) -> TrainConfig:
 
 def parse_config(data: Any, source: str = "config") -> TrainConfig:
     """Build a validated `TrainConfig` from plain data (a parsed YAML document)."""
-    config = _build(TrainConfig, data, prefix="", source=source)
-    _check_backend(config, data, source)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the document must be a mapping, got {type(data).__name__}")
+    data = upgraded(data)
+    backend = data.get("backend", "sb3")
+    other = next((b for b in BACKENDS if b != backend and data.get(b) is not None), None)
+    if other is not None and backend in BACKENDS:
+        raise ConfigError(
+            f"{source}: the {other}: section is read by backend: {other} only; this config trains with backend: {backend}"
+        )
+    values = _resolve(RUN, {k: v for k, v in data.items() if k not in SECTIONS}, source, "", tuple(SECTIONS))
+    for name, section in SECTIONS.items():
+        if name in BACKENDS and name != values["backend"]:
+            continue
+        values[name] = _build(section, data.get(name), source, name)
+    config = TrainConfig(**values)
     _check_cross_fields(config, source)
     return config
 
 
-def _build(cls, data: Any, prefix: str, source: str):
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{source}: {prefix.rstrip('.') or 'the document'} must be a mapping, got {type(data).__name__}"
-        )
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+def upgraded(data: dict) -> dict:
+    """A config in today's layout: keys a config kept before the backend sections moved into them. A key left at
+    its default (or null) for the backend the config does not train with was accepted then and is dropped now."""
+    data = copy.deepcopy(data)
+    backend = data.get("backend", "sb3")
+    for old, new in LEGACY_KEYS.items():
+        *path, key = old.split(".")
+        node = data.get(path[0]) if path else data
+        if not isinstance(node, dict) or key not in node:
+            continue
+        value = node.pop(key)
+        section, inner = new.split(".")
+        unused = section != backend and inner in SECTIONS[section].params and value == _default(section, inner)
+        if value is None or unused:
+            continue
+        target = data.setdefault(section, {})
+        if isinstance(target, dict):
+            target[inner] = value
+    return data
+
+
+def _default(section: str, key: str) -> Any:
+    return next(p.default for p in SECTIONS[section].params if p.name == key)
+
+
+def _resolve(params: Parameters, given: dict, source: str, section: str, children: tuple = ()) -> dict[str, Any]:
+    """The section's values, validated; a ConfigError names the section, the key and what is allowed."""
+    owner = f"{source}: {section}" if section else source
+    unknown = [k for k in given if k not in params]
     if unknown:
-        raise ConfigError(f"{source}: unknown key {prefix + unknown[0]!r}; allowed keys here: {', '.join(fields)}")
-    values = {}
-    for name, f in fields.items():
-        key = prefix + name
-        if name not in data:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ConfigError(f"{source}: missing required key {key!r}")
-            continue
-        hint = _optional_dataclass(hints[name]) if data[name] is not None else hints[name]
-        if dataclasses.is_dataclass(hint):
-            values[name] = _build(hint, data[name], key + ".", source)
-            continue
-        value = _coerce(data[name], hint, key, source)
-        check = f.metadata.get("check")
-        if check is not None and value is not None and not check(value):
-            raise ConfigError(f"{source}: {key}={data[name]!r} is not allowed; expected {f.metadata['allowed']}")
-        values[name] = value
-    return cls(**values)
+        key = f"{section}.{unknown[0]}" if section else unknown[0]
+        raise ConfigError(f"{source}: unknown key {key!r}; allowed keys here: {', '.join([*params.names, *children])}")
+    try:
+        values = params.resolve(given, owner)
+    except ParameterError as err:
+        raise ConfigError(str(err)) from None
+    missing = [name for name, value in values.items() if value is REQUIRED]
+    if missing:
+        key = f"{section}.{missing[0]}" if section else missing[0]
+        raise ConfigError(f"{source}: missing required key {key!r}")
+    return copy.deepcopy(values)  # a default list or mapping is each config's own
 
 
-def _optional_dataclass(hint: Any) -> Any:
-    """`Section | None` -> `Section` (a section that may be left out); any other hint unchanged."""
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(inner) == 1 and dataclasses.is_dataclass(inner[0]):
-            return inner[0]
-    return hint
-
-
-def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
-    """Check `value` against a type hint; ints are accepted where floats are expected."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
+def _build(section: Section, given: Any, source: str, name: str) -> Any:
+    if given is None:
+        if section.optional:
             return None
-        (hint,) = [a for a in args if a is not type(None)]
-        return _coerce(value, hint, key, source)
-    if origin is list:
-        if not isinstance(value, list):
-            raise ConfigError(f"{source}: {key} must be a list, got {value!r}")
-        return [_coerce(v, args[0], f"{key}[{i}]", source) for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{source}: {key} must be a mapping, got {value!r}")
-        return {_coerce(k, args[0], key, source): _coerce(v, args[1], f"{key}.{k}", source) for k, v in value.items()}
-    if hint is Any:
-        return value
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
-        raise ConfigError(f"{source}: {key} must be {hint.__name__}, got {value!r}")
-    return value
-
-
-def _given(data: dict, dotted: str) -> Any:
-    """What the document says for `section.key` (or a top-level `key`); None when it says nothing."""
-    node: Any = data
-    for part in dotted.split("."):
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
-def _check_backend(config: TrainConfig, data: dict, source: str) -> None:
-    """Each backend reads its own keys: a key the chosen backend would ignore is an error, not a no-op."""
-    if config.algorithm not in ALGORITHMS[config.backend]:
-        raise ConfigError(
-            f"{source}: algorithm={config.algorithm!r} is not run by backend {config.backend}; allowed: {', '.join(ALGORITHMS[config.backend])}"
-        )
-    if config.backend == "sb3":
-        for key in ("rllib", "ray_address"):
-            if data.get(key) is not None:
-                raise ConfigError(
-                    f"{source}: {key} is read by backend: rllib only; this config trains with backend: sb3"
-                )
-        return
-    for dotted, unused in SB3_ONLY.items():
-        given = _given(data, dotted)
-        if given is not None and given != unused:
-            raise ConfigError(
-                f"{source}: {dotted} is read by backend: sb3 only; backend: rllib reads the rllib: section "
-                "(num_env_runners, num_envs_per_env_runner, train_batch_size, num_cpus, object_store_mb)"
-            )
-    if config.rllib is None:
-        config.rllib = RLlibConfig()
-    if config.ppo.batch_size > config.rllib.train_batch_size:
-        raise ConfigError(
-            f"{source}: ppo.batch_size={config.ppo.batch_size} (the minibatch) exceeds rllib.train_batch_size={config.rllib.train_batch_size}"
-        )
+        given = {}
+    if not isinstance(given, dict):
+        raise ConfigError(f"{source}: {name} must be a mapping, got {given!r}")
+    own = {k: v for k, v in given.items() if k not in section.children}
+    values = _resolve(section.params, own, source, name, tuple(section.children))
+    for child_name, child in section.children.items():
+        values[child_name] = _build(child, given.get(child_name), source, f"{name}.{child_name}")
+    return CLASSES[section](**values)
 
 
 def _check_cross_fields(config: TrainConfig, source: str) -> None:
-    """What one field cannot check alone: the env builds, opponent names exist, batches fit."""
+    """What one key cannot check alone: the env builds, the network reads the game, opponent names exist,
+    batches fit."""
     try:
         game = config.env.new_game()
     except ImportError as err:
         raise ConfigError(f"{source}: env_id {config.env_id!r} is not available yet ({err})") from None
     except (TypeError, ValueError) as err:  # ParameterError is both
         raise ConfigError(f"{source}: env_kwargs are not accepted by {config.env_id}: {err}") from None
-    rollout = config.ppo.n_steps * config.vec_env.num_envs
-    if config.backend == "sb3" and config.ppo.batch_size > rollout:
-        raise ConfigError(
-            f"{source}: ppo.batch_size={config.ppo.batch_size} exceeds the rollout size "
-            f"ppo.n_steps * vec_env.num_envs = {rollout}"
-        )
-    needs = NETWORK_KINDS[config.network.kind]
-    needs = (needs,) if isinstance(needs, str) else needs
-    current = config.env.current_id
-    if needs is not None and current not in needs:
-        raise ConfigError(
-            f"{source}: network.kind={config.network.kind!r} reads {' or '.join(needs)}'s board; {config.env_id} allows network.kind 'mlp'"
-        )
-    group = NETWORK_FEATURES.get((config.network.kind, current))
-    if group is not None and group not in config.env.definition.observer_options(config.env_kwargs)["features"]:
-        raise ConfigError(
-            f"{source}: network.kind={config.network.kind!r} reads {current}'s {group!r} feature group; "
-            f"add features: [{group}] to env_kwargs"
-        )
-    if config.network.kind == "moves" and config.env_kwargs.get("action_mode") != "moves":
-        raise ConfigError(
-            f"{source}: network.kind='moves' scores the offered moves of action_mode='moves'; add action_mode: moves to env_kwargs"
-        )
+    if config.network.kind != "mlp":
+        if config.backend != "sb3":
+            raise ConfigError(f"{source}: backend: {config.backend} trains network.kind 'mlp' only")
+        try:  # the game's observer says whether it offers the kind, and what its arguments lack for it
+            network_spec(config.env, config.network.kind)
+        except ValueError as err:
+            raise ConfigError(f"{source}: {err}") from None
     if config.network.frozen_role is not None and config.network.kind != "roles":
         raise ConfigError(
             f"{source}: network.frozen_role freezes one role of the roles network; this config has network.kind={config.network.kind!r}"
         )
-    if config.warm_start is not None:
-        names = agent_names(config.env_id)
-        for key, name in [("teacher", config.warm_start.teacher)] + [
-            (f"opponents[{i}]", o) for i, o in enumerate(config.warm_start.opponents)
-        ]:
-            if name not in names:
-                raise ConfigError(f"{source}: unknown agent warm_start.{key}={name!r}; allowed: {', '.join(names)}")
+    if config.sb3 is not None:
+        rollout = config.sb3.n_steps * config.sb3.vec_env.num_envs
+        if config.ppo.batch_size > rollout:
+            raise ConfigError(
+                f"{source}: ppo.batch_size={config.ppo.batch_size} exceeds the rollout size "
+                f"sb3.n_steps * sb3.vec_env.num_envs = {rollout}"
+            )
+        warm = config.sb3.warm_start
+        if warm is not None:
+            names = agent_names(config.env_id)
+            for key, name in [("teacher", warm.teacher)] + [
+                (f"opponents[{i}]", o) for i, o in enumerate(warm.opponents)
+            ]:
+                if name not in names:
+                    raise ConfigError(
+                        f"{source}: unknown agent sb3.warm_start.{key}={name!r}; allowed: {', '.join(names)}"
+                    )
+    if config.rllib is not None and config.ppo.batch_size > config.rllib.train_batch_size:
+        raise ConfigError(
+            f"{source}: ppo.batch_size={config.ppo.batch_size} (the minibatch) exceeds rllib.train_batch_size={config.rllib.train_batch_size}"
+        )
     if config.learner_seats == "one" and game.num_players > 1:
         allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:

@@ -21,12 +21,12 @@ import torch
 
 from tabletop.agents import PolicyAgent, make_agent
 from tabletop.agents.base import observation_for
+from tabletop.agents.networks import MASKED_LOGIT
+from tabletop.agents.networks.actor_critic import CRITIC_PREFIXES as CRITIC
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 
-MASKED_LOGIT = -1e8
-CRITIC = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")  # the critic's weights, every network kind
 WARM_SEED_OFFSET = 20_000_003  # the teacher's games: seeds apart from evaluation's (1,000,003 onwards)
 REPORT_FILE = "warm_start.json"
 
@@ -223,7 +223,7 @@ def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = T
     """The config's `warm_start`, into `policy` in place: collect, fit, evaluate the clone against every
     baseline; writes `warm_start.json` into the run folder and returns the clone's evaluation and the
     CPU seconds that evaluation took."""
-    ws = config.warm_start
+    ws = config.sb3.warm_start
     log = print if progress else None
     began = time.process_time()
     data = collect(

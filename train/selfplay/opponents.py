@@ -21,10 +21,10 @@ import torch
 from gymnasium import spaces
 
 from tabletop.agents import Agent, PolicyAgent, make_agent
-from tabletop.agents.policy_agent import build_policy
 from tabletop.agents.registry import game_of, heuristics
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import HEURISTICS, SELF
+from tabletop.train.selfplay.policy import build_policy
 
 PFSP_WINDOW = 100  # recent games per opponent that set its pfsp weight
 

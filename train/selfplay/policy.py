@@ -1,32 +1,88 @@
-"""The training side of the policy network: its SB3 architecture and the weights a snapshot keeps.
+"""The SB3 wrappers of the policy networks (agents/networks/): MaskablePPO's policy classes, and the weights
+and policy file a snapshot or checkpoint keeps.
 
-Acting (building a policy to load weights into, choosing an action) lives with the players, in
-`tabletop.agents.policy_agent`.
+`mlp` trains with sb3-contrib's own MLP policy; every structured kind trains with `NetworkPolicy`, which puts
+the kind's network into SB3's `mlp_extractor` slot. Either way the weights carry `ActorCritic`'s names, so the
+policy file written beside each checkpoint loads without SB3 (`tabletop.agents.networks`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+from tabletop.agents.networks.actor_critic import build_extractor, network_spec
+from tabletop.agents.networks.common import ACTIVATIONS
+from tabletop.agents.networks.roles import ROLE_WEIGHTS
+from tabletop.agents.networks.saved import SavedPolicy, saved_policy
+from tabletop.envs import EnvSpec
+
+
+def config_spec(network, env: EnvSpec) -> dict[str, Any]:
+    """The `network_spec` of a config's `network:` section (a NetworkConfig) on the game `env`."""
+    sizes = {k: getattr(network, k) for k in ("hidden", "activation", "width", "blocks")}
+    return network_spec(env, network.kind, **sizes)
+
+
+def sb3_policy(spec: dict[str, Any], frozen_role: str | None = None) -> tuple[type[MaskableActorCriticPolicy], dict]:
+    """(policy class, its SB3 `policy_kwargs`) for a network spec."""
+    activation = ACTIVATIONS[spec["activation"]]
+    if spec["kind"] == "mlp":
+        return MaskableActorCriticPolicy, {
+            "net_arch": {"pi": spec["hidden"], "vf": spec["hidden"]},
+            "activation_fn": activation,
+        }
+    return NetworkPolicy, {"network": spec, "frozen_role": frozen_role, "activation_fn": activation}
+
+
+def network_policy(network, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:
+    """(policy class, its `policy_kwargs`) for a config's `network:` section on the game `env`."""
+    return sb3_policy(config_spec(network, env), getattr(network, "frozen_role", None))
 
 
 def policy_kwargs(hidden: list[int], activation: str) -> dict:
-    """SB3 `policy_kwargs`: separate policy and value MLPs of the same shape."""
+    """SB3 `policy_kwargs` of the `mlp` kind: separate policy and value MLPs of the same shape."""
     return {"net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": ACTIVATIONS[activation]}
 
 
-def actor_weights(policy: MaskableActorCriticPolicy) -> dict[str, torch.Tensor]:
+def build_policy(
+    observation_space, action_space, kwargs: dict, policy_class: type[MaskableActorCriticPolicy] | None = None
+) -> MaskableActorCriticPolicy:
+    """A fresh CPU policy of the learner's architecture (`policy_class`, by default sb3-contrib's MLP
+    policy, built with `kwargs`: its SB3 `policy_kwargs`), to load weights into."""
+    policy = (policy_class or MaskableActorCriticPolicy)(observation_space, action_space, lambda _: 0.0, **kwargs)
+    policy.set_training_mode(False)
+    return policy
+
+
+def actor_weights(policy: nn.Module) -> dict[str, torch.Tensor]:
     """A detached CPU copy of the weights (what a snapshot keeps)."""
     return {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
 
 
-class HeadedPolicy(MaskableActorCriticPolicy):
-    """MaskableActorCriticPolicy whose `mlp_extractor` slot holds a structured network (a `network.kind`)
-    that already gives one logit per action, so SB3's action head is the identity. The network's
-    `logit_heads()` start near zero, as SB3 starts its own action head: a near-uniform first policy."""
+def policy_file(policy: nn.Module, spec: dict[str, Any], env: EnvSpec) -> SavedPolicy:
+    """What `policy.pt` beside an SB3 checkpoint holds: the network spec and the weights, no SB3 class."""
+    return saved_policy(spec, actor_weights(policy), env, "sb3")
+
+
+class NetworkPolicy(MaskableActorCriticPolicy):
+    """MaskableActorCriticPolicy with a structured network kind (its `network` spec) in the `mlp_extractor` slot.
+
+    The network already gives one logit per action, so SB3's action head is the identity; its `logit_heads()`
+    start near zero, as SB3 starts its own action head: a near-uniform first policy. `frozen_role` (roles)
+    keeps one role's weights out of PPO's updates."""
+
+    def __init__(
+        self, observation_space, action_space, lr_schedule, network: dict, frozen_role: str | None = None, **kwargs
+    ):
+        self.network, self.frozen_role = network, frozen_role  # read by _build
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = build_extractor(self.network)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
@@ -36,35 +92,10 @@ class HeadedPolicy(MaskableActorCriticPolicy):
                 head.apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(self.trained_parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    def trained_parameters(self):
-        """The weights PPO's optimiser updates: all of them, unless a network kind freezes some."""
-        return self.parameters()
+    def trained_parameters(self) -> list[nn.Parameter]:
+        """The weights PPO's optimiser updates: all of them, but a frozen role's (the warm start's optimiser fits all)."""
+        frozen = ROLE_WEIGHTS[self.frozen_role] if self.frozen_role else ()
+        return [w for name, w in self.named_parameters() if not (frozen and name.startswith(frozen))]
 
-
-class StructuredPolicy(HeadedPolicy):
-    """A HeadedPolicy whose network reads the game's observation `structure` through a trunk of `width` and
-    `blocks`, beside a `critic` MLP: the `circles`, `board` and `moves` kinds, which differ only in the
-    network their `_build_mlp_extractor` builds. The four arguments are saved with the policy."""
-
-    def __init__(
-        self,
-        observation_space,
-        action_space,
-        lr_schedule,
-        structure: dict,
-        width: int,
-        blocks: int,
-        critic: tuple[int, ...],
-        **kwargs,
-    ):
-        self.structure, self.width, self.blocks, self.critic = structure, width, blocks, list(critic)  # read by _build
-        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
-
-    def _get_constructor_parameters(self) -> dict:
-        return {
-            **super()._get_constructor_parameters(),
-            "structure": self.structure,
-            "width": self.width,
-            "blocks": self.blocks,
-            "critic": self.critic,
-        }
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "network": self.network, "frozen_role": self.frozen_role}

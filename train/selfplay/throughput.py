@@ -6,7 +6,7 @@ run): `dummy` (one SeatEnv per game in a DummyVecEnv, the old path) and `batched
 The paths take turns, round after round, so a machine whose load changes slows both alike. Rollout
 time (the games and the learner's forward passes) and update time (PPO's gradient steps) are reported
 apart: only the first depends on the environment side. `batched_games` runs the batched path with that
-many games instead, `ppo.n_steps` scaled to keep the rollout size (the old path cannot hold many games:
+many games instead, `sb3.n_steps` scaled to keep the rollout size (the old path cannot hold many games:
 each of its envs keeps its own copy of every snapshot).
 """
 
@@ -68,7 +68,9 @@ class _RolloutClock(BaseCallback):
 
 def learn_once(config: TrainConfig, kind: str, steps: int) -> PathSpeed:
     """Train a fresh learner for `steps` learner steps on the `kind` path; time the `learn` call only."""
-    config = dataclasses.replace(config, vec_env=dataclasses.replace(config.vec_env, kind=kind))
+    config = dataclasses.replace(
+        config, sb3=dataclasses.replace(config.sb3, vec_env=dataclasses.replace(config.sb3.vec_env, kind=kind))
+    )
     torch.set_num_threads(config.torch_threads)
     vec_env = make_vec_env(config, seed=config.seed)
     try:
@@ -84,20 +86,23 @@ def learn_once(config: TrainConfig, kind: str, steps: int) -> PathSpeed:
         seconds = time.perf_counter() - began
     finally:
         vec_env.close()
-    return PathSpeed(kind, config.network.kind, config.vec_env.num_envs, model.num_timesteps, seconds, clock.seconds)
+    return PathSpeed(
+        kind, config.network.kind, config.sb3.vec_env.num_envs, model.num_timesteps, seconds, clock.seconds
+    )
 
 
 def with_games(config: TrainConfig, games: int) -> TrainConfig:
-    """`config` with `games` games per rollout and `ppo.n_steps` scaled to keep the rollout size."""
-    rollout = config.ppo.n_steps * config.vec_env.num_envs
+    """`config` with `games` games per rollout and `sb3.n_steps` scaled to keep the rollout size."""
+    rollout = config.sb3.n_steps * config.sb3.vec_env.num_envs
     if games < 1 or rollout % games:
         raise ValueError(
-            f"the rollout of {rollout} steps (ppo.n_steps * vec_env.num_envs) does not split into {games} games"
+            f"the rollout of {rollout} steps (sb3.n_steps * sb3.vec_env.num_envs) does not split into {games} games"
         )
     return dataclasses.replace(
         config,
-        vec_env=dataclasses.replace(config.vec_env, num_envs=games),
-        ppo=dataclasses.replace(config.ppo, n_steps=rollout // games),
+        sb3=dataclasses.replace(
+            config.sb3, vec_env=dataclasses.replace(config.sb3.vec_env, num_envs=games), n_steps=rollout // games
+        ),
     )
 
 
@@ -122,7 +127,9 @@ def compare_paths(
         configs[PATHS[0]] = old_config
     if batched_games is not None:
         configs["batched"] = with_games(config, batched_games)
-    totals = {kind: PathSpeed(kind, configs[kind].network.kind, games=configs[kind].vec_env.num_envs) for kind in PATHS}
+    totals = {
+        kind: PathSpeed(kind, configs[kind].network.kind, games=configs[kind].sb3.vec_env.num_envs) for kind in PATHS
+    }
     for _ in range(rounds):
         for kind in PATHS:
             run = learn_once(configs[kind], kind, steps)

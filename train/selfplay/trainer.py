@@ -5,9 +5,10 @@ A run folder holds everything about one run:
     config.yaml              the validated config (with the step budget actually used)
     logs/progress.csv, tb/   SB3 training statistics (CSV and TensorBoard)
     eval.csv                 win rates against every baseline at each evaluation
-    checkpoints/step_N/      model.zip (weights, optimiser, step count) and pool.pt (the snapshots),
-                             each written beside and renamed into place (checkpoints.py)
-    final/model.zip          the final policy, final/eval.json its results over `final_games` games
+    checkpoints/step_N/      model.zip (weights, optimiser, step count), pool.pt (the snapshots) and
+                             policy.pt (the plain policy file), written beside and renamed into place (checkpoints.py)
+    final/policy.pt          the final policy (and final/model.zip, SB3's own), final/eval.json its results
+                             over `final_games` games
     learning_curve.png
 """
 
@@ -27,11 +28,15 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from tabletop.agents import PolicyAgent
-from tabletop.agents.policy_agent import MODEL_FILE
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.runs import RunFolder
+from tabletop.agents.networks.saved import write_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 from tabletop.train.selfplay.batched import BatchedSelfPlayEnv
 from tabletop.train.selfplay.callbacks import SelfPlayCallback
 from tabletop.train.selfplay.checkpoints import (
+    MODEL_FILE,
+    Shapes,
     TrainingInterrupted,
     latest_checkpoint,
     newest_checkpoint,
@@ -41,10 +46,9 @@ from tabletop.train.selfplay.checkpoints import (
 from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
 from tabletop.train.selfplay.imitation import warm_start
 from tabletop.train.selfplay.logs import EvalLog, make_logger
-from tabletop.train.selfplay.networks import network_policy
 from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.plots import learning_curve
-from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.policy import actor_weights, build_policy, config_spec, network_policy, policy_file
 from tabletop.train.selfplay.seat_env import SeatEnv
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never reuse training seeds, and repeat at every evaluation
@@ -79,7 +83,7 @@ def _make_pool(config: TrainConfig, seed: int) -> OpponentPool | None:
         probe.action_space(agent),
         seed=seed,
         policy_class=policy_class,
-        sampling=config.opponents.sampling,
+        sampling=config.sb3.sampling,
     )
 
 
@@ -93,7 +97,7 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
             _make_pool(config, seed + rank),
             config.learner_seats,
             seed=seed + rank,
-            margin_shaping=config.margin_shaping,
+            margin_shaping=config.sb3.margin_shaping,
             gamma=config.ppo.gamma,
         )
         return Monitor(env)
@@ -102,21 +106,21 @@ def _make_env(config: TrainConfig, rank: int, seed: int):
 
 
 def make_vec_env(config: TrainConfig, seed: int) -> VecEnv:
-    """`vec_env.kind`: `batched` (every game in this process, opponents' moves batched), `dummy` (one
+    """`sb3.vec_env.kind`: `batched` (every game in this process, opponents' moves batched), `dummy` (one
     SeatEnv per game, in this process) or `subproc` (one SeatEnv per worker process)."""
-    n = config.vec_env.num_envs
-    if config.vec_env.kind == "batched":
+    n = config.sb3.vec_env.num_envs
+    if config.sb3.vec_env.kind == "batched":
         env = BatchedSelfPlayEnv(
             config.env,
             [_make_pool(config, seed + rank) for rank in range(n)],
             config.learner_seats,
             seed=seed,
-            margin_shaping=config.margin_shaping,
+            margin_shaping=config.sb3.margin_shaping,
             gamma=config.ppo.gamma,
         )
         return VecMonitor(env)
     fns = [_make_env(config, rank, seed) for rank in range(n)]
-    if config.vec_env.kind == "subproc":
+    if config.sb3.vec_env.kind == "subproc":
         return SubprocVecEnv([_ignoring_ctrl_c(fn) for fn in fns])
     return DummyVecEnv(fns)
 
@@ -148,7 +152,10 @@ def _stop_workers(vec_env: VecEnv) -> None:
 def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
     """A fresh MaskablePPO learner of the config's network (`network.kind`) on `vec_env` (CPU, seeded)."""
     policy_class, kwargs = network_policy(config.network, config.env)
-    return MaskablePPO(policy_class, vec_env, **vars(config.ppo), policy_kwargs=kwargs, seed=config.seed, device="cpu")
+    rollout = {"n_steps": config.sb3.n_steps, "target_kl": config.sb3.target_kl}
+    return MaskablePPO(
+        policy_class, vec_env, **vars(config.ppo), **rollout, policy_kwargs=kwargs, seed=config.seed, device="cpu"
+    )
 
 
 class Run:
@@ -161,6 +168,7 @@ class Run:
         self.snapshots: list[tuple[str, dict]] = []
         self.vec_env: VecEnv | None = None
         self.eval_log: EvalLog | None = None
+        self.spec = config_spec(config.network, config.env)  # what policy.pt records of the network
 
     # --- the pool --------------------------------------------------------------------------------
     def add_snapshot(self, model: MaskablePPO, name: str) -> None:
@@ -188,7 +196,12 @@ class Run:
         return rows
 
     def save_checkpoint(self, model: MaskablePPO) -> Path:
-        return write_checkpoint(self.run_dir, model, self.snapshots, self.config.checkpoint.keep)
+        return write_checkpoint(
+            self.run_dir, model, self.snapshots, self.config.checkpoint.keep, self.policy_file(model)
+        )
+
+    def policy_file(self, model: MaskablePPO):
+        return policy_file(model.policy, self.spec, self.config.env)
 
     def interrupted(self, learner: MaskablePPO | None) -> TrainingInterrupted:
         """Ctrl-C: save the learner at its current step (None: nothing new to save) and say how to go on."""
@@ -196,14 +209,39 @@ class Run:
         return TrainingInterrupted(self.run_dir, saved)
 
 
-def _check_resumable(config: TrainConfig, saved: dict, source: Path) -> None:
-    """A resumed run must keep the game and the network; everything else may change. Network keys added
-    since the run was saved read as their defaults (a run from an older version still resumes)."""
-    saved = {**saved, "network": {**asdict(NetworkConfig()), **saved.get("network", {})}}
-    for key in ("env_id", "env_kwargs", "learner_seats", "network"):
-        ours = config.to_dict()[key]
-        if ours != saved.get(key):
-            raise ValueError(f"cannot resume {source}: its {key} is {saved.get(key)!r}, the config says {ours!r}")
+RESUMED_KEYS = ("env_id", "env_kwargs", "learner_seats", "network")  # what a resumed run must keep
+
+
+def check_resumable(config: TrainConfig, saved: dict, source: Path) -> None:
+    """A resumed run must keep the game and the network; everything else may change. One line names every key
+    that differs. Network keys added since the run was saved read as their defaults (an older run resumes)."""
+    ours = config.to_dict()
+    saved = {**saved, "network": {**asdict(NetworkConfig()), **(saved.get("network") or {})}}
+    differ = []
+    for key in RESUMED_KEYS:
+        if key == "network":
+            differ += [
+                f"network.{k}: run {saved['network'].get(k)!r}, config {v!r}"
+                for k, v in ours["network"].items()
+                if saved["network"].get(k) != v
+            ]
+        elif ours[key] != saved.get(key):
+            differ.append(f"{key}: run {saved.get(key)!r}, config {ours[key]!r}")
+    if differ:
+        raise ValueError(
+            f"cannot resume {source} with this config: it changes what the run trained ({'; '.join(differ)})"
+        )
+
+
+def resume_shapes(config: TrainConfig) -> Shapes:
+    """The tensors a checkpoint of the config's network holds, from a fresh policy (no env needed)."""
+    probe = config.env.make_raw()
+    agent = probe.possible_agents[0]
+    policy_class, kwargs = network_policy(config.network, config.env)
+    policy = build_policy(
+        probe.observation_space(agent)["observation"], probe.action_space(agent), kwargs, policy_class
+    )
+    return Shapes.of(policy)
 
 
 def train(
@@ -217,11 +255,13 @@ def train(
     total = steps if steps is not None else config.total_steps
     if total < 1:
         raise ValueError(f"steps must be at least 1, got {total}")
-    checkpoint = latest_checkpoint(Path(resume)) if resume else None
-    if checkpoint is not None:
+    checkpoint = None
+    if resume:
+        folder = RunFolder.above(Path(resume))
+        if folder is not None:
+            check_resumable(config, folder.config, folder.root)
+        checkpoint = latest_checkpoint(Path(resume), resume_shapes(config))
         run_dir = Path(out) if out else checkpoint.folder.parent.parent
-        if (run_dir / "config.yaml").is_file():
-            _check_resumable(config, yaml.safe_load((run_dir / "config.yaml").read_text()), run_dir)
     else:
         run_dir = Path(out) if out else Path("runs") / f"{config.env_id}-{datetime.now():%Y%m%d-%H%M%S}"
         if (run_dir / "checkpoints").is_dir():
@@ -240,13 +280,15 @@ def train(
         warm_rows, warm_eval_cpu, cpu_began = None, 0.0, time.process_time()
         if checkpoint is None:
             model = new_model(config, run.vec_env)
-            if config.warm_start is not None:  # the clone is also the first snapshot
+            if config.sb3.warm_start is not None:  # the clone is also the first snapshot
                 warm_rows, warm_eval_cpu = warm_start(
                     model.policy, config, run_dir, config.seed + EVAL_SEED_OFFSET, progress
                 )
             run.add_snapshot(model, "step_000000000")  # self-play needs an opponent from the first game
         else:
-            model = MaskablePPO.load(checkpoint.model, env=run.vec_env, device="cpu")
+            model = new_model(config, run.vec_env)  # then the checkpoint's tensors: nothing is unpickled
+            model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
+            model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.updates
             model.set_random_seed(config.seed + start_step)
             run.restore_pool(checkpoint.snapshots)
         model.set_logger(make_logger(run_dir / "logs", start_step))
@@ -273,6 +315,7 @@ def train(
         final_dir = run_dir / "final"
         final_dir.mkdir(exist_ok=True)
         save_model(model, final_dir / MODEL_FILE)
+        write_policy(final_dir / POLICY_FILE, run.policy_file(model))
         final = run.evaluate(
             model, model.num_timesteps, config.evaluation.final_games, "final evaluation" if progress else None
         )

@@ -1,4 +1,5 @@
-"""Export a trained MaskablePPO policy to ONNX, with the metadata a frontend needs to drive it.
+"""Export a trained policy (a policy file of either backend, agents/networks/) to ONNX, with the metadata a
+frontend needs to drive it.
 
 An export folder holds two files:
 
@@ -10,7 +11,7 @@ An export folder holds two files:
     metadata.json   env id and constructor arguments, observation layout, action names, versions, and
                     the torch-vs-onnxruntime check the export ran on real positions
 
-Only the actor runs in the model (features -> policy MLP -> action head); the value head stays behind.
+Only the actor runs in the model (the network -> action head); the value head stays behind.
 """
 
 from __future__ import annotations
@@ -26,28 +27,21 @@ import numpy as np
 
 from tabletop.agents import PolicyAgent, RandomAgent
 from tabletop.agents.extras import require
+from tabletop.agents.networks import MASKED_LOGIT  # no torch: the package holds its constants only
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
-from tabletop.agents.policy_agent import actor_logits, resolve_model
-from tabletop.envs import ENV_IDS, EnvSpec
+from tabletop.agents.policy_agent import actor_logits
+from tabletop.envs import EnvSpec
 
 if TYPE_CHECKING:
     import torch
 
 FORMAT_VERSION = 1
 OPSET = 17  # supported by onnxruntime (Python, web, mobile) and most engine runtimes
-MASKED_LOGIT = -1e8  # sb3-contrib's MaskableCategorical uses the same value: finite, so softmax never gives NaN
 LOGIT_LIMIT = 1e7  # legal logits are clipped to ±LOGIT_LIMIT (NaN -> -LOGIT_LIMIT): always above MASKED_LOGIT
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("logits", "action")
 VERIFY_POSITIONS = 256
 TOLERANCE = 1e-5  # relative to a position's largest |legal logit| above 1: float32 rounding grows with it
-
-
-def policy_logits(policy, observation: torch.Tensor) -> torch.Tensor:
-    """The actor's logits: a policy that brings its own `actor_logits` (an RLlib-trained actor,
-    train/rllib/networks.py) runs it; an SB3 policy runs its actor head."""
-    own = getattr(policy, "actor_logits", None)
-    return own(observation) if own is not None else actor_logits(policy, observation)
 
 
 def masked_actor(policy) -> torch.nn.Module:
@@ -65,7 +59,7 @@ def masked_actor(policy) -> torch.nn.Module:
             self.policy = policy
 
         def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            logits = policy_logits(self.policy, observation)
+            logits = actor_logits(self.policy, observation)
             logits = torch.where(torch.isnan(logits), torch.full_like(logits, -LOGIT_LIMIT), logits)
             logits = torch.clamp(logits, -LOGIT_LIMIT, LOGIT_LIMIT)
             masked = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
@@ -110,32 +104,17 @@ def action_names(spec: EnvSpec, games: int = 2) -> list[str] | None:
     return names
 
 
-def find_run_config(model_path: Path) -> dict | None:
-    """The `config.yaml` of the run a model belongs to (run/final/model.zip, run/checkpoints/step_N/model.zip)."""
-    import yaml
-
-    for folder in list(model_path.parents)[:3]:
-        if (folder / "config.yaml").is_file():
-            return yaml.safe_load((folder / "config.yaml").read_text())
-    return None
-
-
 def load_trained(source: str | Path, env: EnvSpec | None = None):
-    """(policy, game, model path) for a model zip, checkpoint or run folder.
+    """(policy, game, saved policy) for a policy file, a checkpoint or run folder of either backend, or a legacy
+    model zip. The game comes from the policy file (or the run's config.yaml); `env` is needed only for a bare
+    legacy zip and must agree with the policy's game when both exist."""
+    from tabletop.agents.networks.runs import load_saved
 
-    The game comes from the run's config.yaml; `env` is needed only for a bare zip and must agree with
-    the config when both exist."""
-    model_path = resolve_model(source)
-    config = find_run_config(model_path)
-    if config is not None:
-        trained = EnvSpec(config["env_id"], config["env_kwargs"])
-        if env is not None and env != trained:
-            raise ValueError(f"--env-id/--env-kwargs say {env}, which contradicts the run's config.yaml ({trained})")
-        env = trained
-    elif env is None:
-        raise ValueError(f"{model_path} has no run config.yaml above it; pass --env-id (one of {', '.join(ENV_IDS)})")
-    agent = PolicyAgent.load(model_path, env)  # checks the sizes fit the game
-    return agent.policy, env, model_path
+    saved = load_saved(source, env)
+    if env is not None and env != saved.env:
+        raise ValueError(f"--env-id/--env-kwargs say {env}, which contradicts the policy's game ({saved.env})")
+    agent = PolicyAgent.from_saved(saved, saved.env)  # checks the sizes fit the game
+    return agent.policy, saved.env, saved
 
 
 def export_onnx(policy, path: Path, obs_size: int, num_actions: int) -> None:
@@ -177,7 +156,7 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, actions = session.run(list(OUTPUTS), {"observation": observations.astype(np.float32), "action_mask": masks})
     with torch.no_grad():
-        reference = policy_logits(policy, torch.as_tensor(observations, dtype=torch.float32)).numpy()
+        reference = actor_logits(policy, torch.as_tensor(observations, dtype=torch.float32)).numpy()
     legal = masks > 0.5
     best = np.max(np.where(legal, reference, -np.inf), axis=1)
     chosen = np.take_along_axis(reference, actions.reshape(-1, 1).astype(np.int64), axis=1)[:, 0]
@@ -270,17 +249,18 @@ def export_policy(policy, out: str | Path, env: EnvSpec, source: dict | None = N
 
 
 def export_trained(source: str | Path, out: str | Path, env: EnvSpec | None = None, players: int | None = None) -> dict:
-    """`tabletop export`: a run folder, checkpoint folder or model zip -> an export folder; with `players`,
-    for that player count (network kinds whose weights do not depend on it: `retarget`)."""
-    policy, env, model_path = load_trained(source, env)
-    source_info = {"model": str(model_path)}
+    """`tabletop export`: a run folder or checkpoint folder of either backend, a policy file or a legacy model
+    zip -> an export folder; with `players`, for that player count (network kinds whose weights do not
+    depend on it: `roles`)."""
+    policy, env, saved = load_trained(source, env)
+    source_info = {"policy": saved.source, "backend": saved.backend}
     if players is not None and players != env.kwargs.get("num_players"):
-        if not hasattr(policy, "retarget"):
-            raise ValueError(
-                f"{model_path} is a {type(policy).__name__}: its weights fit {env} only; "
-                "--players needs a network kind shared across seats (network.kind: roles)"
-            )
+        from tabletop.agents.networks.actor_critic import retarget
+
         trained, env = env, EnvSpec(env.env_id, {**env.kwargs, "num_players": players})
-        policy = policy.retarget(env)
+        try:
+            policy = retarget(policy, env)
+        except ValueError as err:
+            raise ValueError(f"{saved.source}: {err}") from None
         source_info["trained_for"] = str(trained)
     return export_policy(policy, out, env, source=source_info)

@@ -1,7 +1,7 @@
 """The `board` network kind: convolutions over a game's board planes, for games whose actions choose cells.
 
-A game describes its observation and actions as plain data (`chromino_structure`,
-`kings_cribbage_structure`, saved with the model): which segments are planes of the board, which actions
+A game describes its observation and actions as plain data (its observer's `network_structures`, built with
+envs/core/structures.py `board_structure`, saved with the model): which segments are planes of the board, which actions
 are "do kind k on cell c" (`cell_base + k * cells + c`), optionally a segment with one row of features per
 action of a contiguous range (Chromino's tile-and-orientation choices), and everything else is a global
 feature (hand, phase, scores).
@@ -29,91 +29,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop.train.selfplay.policy import StructuredPolicy
+from tabletop.agents.networks.common import hidden_layers
 
-CHROMINO_WINDOW = 27  # 20 measured keep_options games spanned at most 21 cells, +2 each side for placements
 CRITIC_POOL = 3  # the critic reads the window average-pooled over 3x3 squares
-
-
-def board_structure(
-    layout,
-    side: int,
-    planes: list[str],
-    cell_base: int,
-    cell_kinds: int,
-    num_actions: int,
-    window: int | None = None,
-    rows: tuple[str, int] | None = None,
-) -> dict[str, Any]:
-    """Where a game's observation keeps what the `board` network reads, as plain data.
-
-    `planes`: segments shaped (side, side) or (channels, side, side); `rows`: (segment, first action) of a
-    segment shaped (actions, features) describing the actions first .. first + actions - 1."""
-    plane_slices = []
-    for name in planes:
-        shape = layout.block(np.zeros(layout.size), name).shape
-        if shape[-2:] != (side, side):
-            raise ValueError(f"segment {name!r} has shape {shape}; a board plane ends in ({side}, {side})")
-        plane_slices.append([layout.slice(name).start, int(np.prod(shape[:-2], dtype=np.int64))])
-    used = set()
-    for name in planes + ([rows[0]] if rows else []):
-        used.update(range(layout.slice(name).start, layout.slice(name).stop))
-    structure = {
-        "side": side,
-        "window": min(side, window or side),
-        "planes": plane_slices,
-        "cell_base": cell_base,
-        "cell_kinds": cell_kinds,
-        "num_actions": num_actions,
-        "rows": None,
-        "global_index": [i for i in range(layout.size) if i not in used],
-    }
-    if rows is not None:
-        name, first = rows
-        count, features = layout.block(np.zeros(layout.size), name).shape
-        structure["rows"] = {
-            "offset": layout.slice(name).start,
-            "first_action": first,
-            "count": count,
-            "features": features,
-        }
-    return structure
-
-
-def chromino_structure(table) -> dict[str, Any]:
-    """Chromino: colour, legal-cell and contact planes; "lay on cell c" per cell; a row per choose action."""
-    game, layout = table.game, table.observer.layout
-    planes = ["board", "cell_moves", "cell_contacts", "cell_after", "cell_blocks", "cell_shuts"] + (
-        ["open_ends"] if game.junior else []
-    )
-    return board_structure(
-        layout,
-        game.grid_size,
-        planes,
-        game.actions.start("place"),
-        1,
-        game.num_actions,
-        window=CHROMINO_WINDOW,
-        rows=("choices", 0),
-    )
-
-
-def kings_cribbage_structure(table) -> dict[str, Any]:
-    """Kings Cribbage, `action_mode="tiles"`: rank, colour and pending planes; "place face f on cell c"."""
-    game, layout = table.game, table.observer.layout
-    if game.action_mode != "tiles":
-        raise ValueError(
-            f"network.kind 'board' reads kings_cribbage_v0 with action_mode='tiles' (cells are actions); "
-            f"action_mode={game.action_mode!r} offers whole moves: use network.kind 'moves'"
-        )
-    from tabletop.envs.kings_cribbage.tiles import NUM_FACES
-
-    return board_structure(
-        layout, game.board_size, ["board_rank", "board_colour", "pending"], 0, NUM_FACES, game.num_actions
-    )
-
-
-STRUCTURES = {"chromino_v1": chromino_structure, "kings_cribbage_v0": kings_cribbage_structure}
 
 
 class _Block(nn.Module):
@@ -159,11 +77,12 @@ class BoardExtractor(nn.Module):
         self.extra_logits = nn.Sequential(nn.Linear(pooled, width), activation(), nn.Linear(width, extra))
         self.register_buffer("order", self._order(s, row_actions, extra), persistent=False)
         critic_in = channels * (self.window // CRITIC_POOL) ** 2 + num_globals
-        sizes = [critic_in, *critic]
-        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
-        self.latent_dim_pi = 1  # SB3 sizes its action_net by this; BoardPolicy replaces it by the identity (a
+        self.critic = hidden_layers(critic_in, critic, activation)
+        self.latent_dim_pi = (
+            1  # SB3 sizes its action_net by this; ActorCritic (and the SB3 wrapper) replace it by the identity (a
+        )
         # num_actions x num_actions layer would take seconds to initialise: 26M weights for Kings Cribbage)
-        self.latent_dim_vf = sizes[-1]
+        self.latent_dim_vf = critic[-1]
 
     def _order(self, s: dict, row_actions: int, extra: int) -> torch.Tensor:
         """Where each action's logit sits in [cell logits (kind-major), row logits, the rest]."""
@@ -250,10 +169,3 @@ class BoardExtractor(nn.Module):
 
     def logit_heads(self) -> list[nn.Module]:
         return [self.cell_logits, self.extra_logits[-1]] + ([self.row_logit] if self.rows else [])
-
-
-class BoardPolicy(StructuredPolicy):
-    """MaskableActorCriticPolicy with the `board` network in its `mlp_extractor` slot."""
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = BoardExtractor(self.structure, self.width, self.blocks, self.critic, self.activation_fn)

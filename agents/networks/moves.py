@@ -26,47 +26,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from tabletop.train.selfplay.policy import StructuredPolicy
+from tabletop.agents.networks.common import hidden_layers
 
-GLOBAL_SEGMENTS = ("rack", "scores", "rack_sizes", "bag_sizes", "to_move", "phase", "passes")
-BOARD_SEGMENTS = ("board_rank", "board_colour")  # side by side in the layout: the board's channels
 BOARD_CHANNELS = 16  # convolution channels over the 13x13 board: the board is context here, not the decision
 PLACED = 4  # a move row's `placed` columns per tile: row, column, value, dark
-
-
-def move_structure(layout, board_size: int) -> dict[str, Any]:
-    """Where a moves-mode Kings Cribbage observation keeps what the `moves` network reads, as plain data (saved
-    with the model). Raises ValueError for an observation without offered moves (tiles mode)."""
-    from tabletop.envs.kings_cribbage.move_features import COLUMNS, NUM_FEATURES
-    from tabletop.envs.kings_cribbage.rules import EXCHANGE_CHOICES
-    from tabletop.envs.kings_cribbage.scoring import MAX_HAND
-    from tabletop.envs.kings_cribbage.tiles import NUM_KINDS
-
-    names = {segment.name for segment in layout.segments}
-    if "moves" not in names:
-        raise ValueError("network.kind 'moves' reads the offered moves of kings_cribbage_v0 with action_mode='moves'")
-    rank, colour = (layout.slice(name) for name in BOARD_SEGMENTS)
-    assert rank.stop == colour.start, "the board's planes must lie side by side"
-    cells = board_size * board_size
-    global_index: list[int] = []
-    for name in GLOBAL_SEGMENTS:
-        global_index += list(range(layout.slice(name).start, layout.slice(name).stop))
-    moves = layout.slice("moves")
-    return {
-        "board_offset": rank.start,
-        "board_channels": (colour.stop - rank.start) // cells,
-        "board_size": board_size,
-        "global_index": global_index,
-        "moves_offset": moves.start,
-        "max_moves": (moves.stop - moves.start) // NUM_FEATURES,
-        "features": NUM_FEATURES,
-        "tiles_column": COLUMNS["tiles"].start,
-        "placed_column": COLUMNS["placed"].start,
-        "max_hand": MAX_HAND,
-        "exchanges_offset": layout.slice("exchanges").start,
-        "exchange_choices": EXCHANGE_CHOICES,
-        "kinds": NUM_KINDS,
-    }
 
 
 class _Block(nn.Module):
@@ -125,10 +88,9 @@ class MoveExtractor(nn.Module):
         self.exchange_logit = nn.Sequential(activation(), nn.Linear(width, 1))
         self.exchange_bias = nn.Linear(width, s["exchange_choices"])
         self.act = activation()
-        sizes = [num_globals + channels * self.cells + s["features"], *critic]
-        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+        self.critic = hidden_layers(num_globals + channels * self.cells + s["features"], critic, activation)
         self.latent_dim_pi = s["max_moves"] + s["exchange_choices"]
-        self.latent_dim_vf = sizes[-1]
+        self.latent_dim_vf = critic[-1]
 
     # --- reading the flat observation ---------------------------------------------------------------
     def _board(self, obs: torch.Tensor) -> torch.Tensor:
@@ -190,12 +152,3 @@ class MoveExtractor(nn.Module):
 
     def logit_heads(self) -> list[nn.Module]:
         return [self.move_logit[-1], self.exchange_logit[-1], self.exchange_bias]
-
-
-class MovePolicy(StructuredPolicy):
-    """MaskableActorCriticPolicy with the `moves` network in its `mlp_extractor` slot."""
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = MoveExtractor(
-            self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn
-        )

@@ -6,7 +6,7 @@ together with the seat's `role_globals`; the blank's add logit comes from the bl
 picture c is the sum, over the revealed clues, of one scorer applied to `pair_match[c, clue]` (how that
 clue's letters fit picture c's words). Vote and finish come from the globals and the mean tile embedding.
 No weight depends on the number of pictures, tiles or players, so a policy trained at one player count
-plays any other (`RolePolicy.retarget`, `tabletop export --players N`). The critic is a separate MLP over the same three segments (the
+plays any other (`actor_critic.retarget`, `tabletop export --players N`). The critic is a separate MLP over the same three segments (the
 globals hold the levels, lives and letters that decide the outlook), so fitting values never moves the
 policy's weights and costs little. Everything is linear algebra and sums over fixed axes: it exports
 to ONNX like the MLP.
@@ -20,8 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.policy import HeadedPolicy
+from tabletop.agents.networks.common import hidden_layers
 
 SEGMENTS = ("role_globals", "letter_facts", "pair_match")
 ROLE_WEIGHTS = {  # the actor's weights of each role (X's picture scorer reads the raw globals, no shared part)
@@ -29,32 +28,6 @@ ROLE_WEIGHTS = {  # the actor's weights of each role (X's picture scorer reads t
     "x": ("mlp_extractor.pair.",),
 }
 ACTOR = ROLE_WEIGHTS["givers"] + ROLE_WEIGHTS["x"]
-
-
-def krz_structure(env: EnvSpec) -> dict[str, Any]:
-    """Where a KRZ GRTN observation keeps what the `roles` network reads, and the action layout, as plain data."""
-    from tabletop.envs.krz_grtn import actions as act
-
-    table = env.make_raw()
-    layout, game = table.observer.layout, table.game
-    blocks = {name: layout.block(np.zeros(layout.size), name).shape for name in SEGMENTS}
-    return {
-        "offsets": {name: layout.slice(name).start for name in SEGMENTS},
-        "globals": blocks["role_globals"][0],
-        "tile_kinds": blocks["letter_facts"][0],
-        "letter_facts": blocks["letter_facts"][1],
-        "candidates": blocks["pair_match"][0],
-        "clues": blocks["pair_match"][1],
-        "pair_facts": blocks["pair_match"][2],
-        "actions": {
-            "vote": act.VOTE_NO,
-            "add": act.ADD_TILE,
-            "finish": act.FINISH_CLUE,
-            "return": act.RETURN_LETTER,
-            "guess": act.GUESS,
-            "total": game.num_actions,
-        },
-    }
 
 
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
@@ -92,10 +65,9 @@ class RoleExtractor(nn.Module):
         self.choices = _mlp([2 * w, w, 3], activation)  # vote no, vote yes, finish the clue
         self.pair = _mlp([s["pair_facts"] + g, w, w, 1], activation)
         self.critic_inputs = sum(self._size(name) for name in SEGMENTS)
-        sizes = [self.critic_inputs, *critic]
-        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+        self.critic = hidden_layers(self.critic_inputs, critic, activation)
         self.latent_dim_pi = s["actions"]["total"]
-        self.latent_dim_vf = sizes[-1]
+        self.latent_dim_vf = critic[-1]
 
     def _size(self, name: str) -> int:
         s = self.structure
@@ -144,76 +116,7 @@ class RoleExtractor(nn.Module):
         return [self.tile_logits, self.choices[-1], self.pair[-1]]
 
 
-class RolePolicy(HeadedPolicy):
-    """MaskableActorCriticPolicy with the `roles` network in its `mlp_extractor` slot."""
-
-    def __init__(
-        self,
-        observation_space,
-        action_space,
-        lr_schedule,
-        structure: dict,
-        width: int = 32,
-        critic: tuple[int, ...] = (256, 256),
-        frozen_role: str | None = None,
-        **kwargs,
-    ):
-        self.structure, self.width, self.critic, self.frozen_role = (
-            structure,
-            width,
-            list(critic),
-            frozen_role,
-        )  # read by _build
-        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = RoleExtractor(
-            self.features_dim, self.structure, self.width, self.critic, self.activation_fn
-        )
-
-    def trained_parameters(self) -> list[nn.Parameter]:
-        """PPO's optimiser leaves a frozen role as the warm start made it (the warm start's own optimiser fits all)."""
-        frozen = ROLE_WEIGHTS[self.frozen_role] if self.frozen_role else ()
-        return [w for name, w in self.named_parameters() if not (frozen and name.startswith(frozen))]
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {
-            **super()._get_constructor_parameters(),
-            "structure": self.structure,
-            "width": self.width,
-            "critic": self.critic,
-            "frozen_role": self.frozen_role,
-        }
-
-    def retarget(self, env: EnvSpec) -> RolePolicy:
-        """This policy's actor for another configuration of the game (another player count): no weight
-        depends on it (`tabletop export --players N`)."""
-        from tabletop.agents.policy_agent import build_policy
-
-        table = env.make_raw()
-        kwargs = {**self._get_constructor_parameters(), "structure": krz_structure(env)}
-        for key in ("observation_space", "action_space", "lr_schedule", "use_sde"):
-            kwargs.pop(key, None)
-        target = build_policy(
-            table.observation_space("player_0")["observation"], table.action_space("player_0"), kwargs, RolePolicy
-        )
-        transfer_actor(self, target)
-        return target
-
-
-def role_policy_kwargs(
-    env: EnvSpec, width: int, critic: list[int], activation: type[nn.Module], frozen_role: str | None = None
-) -> dict[str, Any]:
-    return {
-        "structure": krz_structure(env),
-        "width": width,
-        "critic": list(critic),
-        "activation_fn": activation,
-        "frozen_role": frozen_role,
-    }
-
-
-def transfer_actor(source: RolePolicy, target: RolePolicy) -> None:
+def transfer_actor(source: nn.Module, target: nn.Module) -> None:
     """Copy the actor's weights (every one shared across entities, so any player count fits) into `target`,
     a policy built for another player count; its critic is left as it is (acting never reads it)."""
     actor = {k: v for k, v in source.state_dict().items() if k.startswith(ACTOR)}

@@ -1,9 +1,6 @@
-"""Network kinds, chosen by `network.kind`: `mlp` (SB3's separate policy and value MLPs over the flat
-observation), `circles` (Cromlet: one small network shared by all 132 circles), `board` (Chromino, Kings
-Cribbage: convolutions over the board, train/selfplay/board_network.py), `moves` (Kings Cribbage with
-action_mode moves: one scorer shared by every offered move, train/selfplay/move_network.py).
+"""The `circles` network kind (Cromlet): one small network shared by all 132 circles.
 
-`circles` reads the Observer's `circles` segment (one row of facts per circle) and a few global numbers
+It reads the Observer's `circles` segment (one row of facts per circle) and a few global numbers
 (scores, claims left, hand sizes, deck size, wilds held). Every circle is embedded by the same weights;
 residual blocks let each circle see the mean of its cromlet and of the whole board. The logits of
 "play / play and claim / wild / wild and claim on circle c" come from circle c's embedding alone, so
@@ -18,69 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.board_network import STRUCTURES, BoardPolicy
-from tabletop.train.selfplay.config import NETWORK_KINDS, NetworkConfig
-from tabletop.train.selfplay.move_network import MovePolicy, move_structure
-from tabletop.train.selfplay.policy import ACTIVATIONS, StructuredPolicy, policy_kwargs
-from tabletop.train.selfplay.role_network import RolePolicy, role_policy_kwargs
-
-GLOBAL_SEGMENTS = ("scores", "claims_left", "hand_sizes", "deck_size")
-
-
-def cromlet_structure(layout) -> dict[str, Any]:
-    """Where a Cromlet observation keeps what the `circles` network reads, as plain data (saved with the model)."""
-    from tabletop.envs.cromlet import board as B
-    from tabletop.envs.cromlet.rules import NUM_ACTIONS, TRADE_ONE
-
-    circles = layout.slice("circles")
-    entities, channels = layout.block(np.zeros(layout.size), "circles").shape
-    global_index = [layout.slice("hand").stop - 1]  # wilds held
-    for name in GLOBAL_SEGMENTS:
-        global_index += list(range(layout.slice(name).start, layout.slice(name).stop))
-    return {
-        "entity_offset": circles.start,
-        "entities": entities,
-        "channels": channels,
-        "global_index": global_index,
-        "group_of": B.CIRCLE_CROMLET.tolist(),
-        "entity_actions": TRADE_ONE // entities,
-        "extra_actions": NUM_ACTIONS - TRADE_ONE,
-    }
-
-
-def network_policy(network: NetworkConfig, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:
-    """(policy class, its `policy_kwargs`) for a network config on the game `env`."""
-    needs = NETWORK_KINDS.get(network.kind, env.current_id)
-    needs = (needs,) if isinstance(needs, str) else needs
-    if needs is not None and env.current_id not in needs:
-        raise ValueError(f"network.kind {network.kind!r} reads {' or '.join(needs)}'s observation, not {env.env_id}'s")
-    if network.kind == "mlp":
-        return MaskableActorCriticPolicy, policy_kwargs(network.hidden, network.activation)
-    if network.kind == "roles":
-        return RolePolicy, role_policy_kwargs(
-            env, network.width, network.hidden, ACTIVATIONS[network.activation], network.frozen_role
-        )
-    structured = {
-        "circles": (CirclePolicy, lambda table: cromlet_structure(table.observer.layout)),
-        "moves": (MovePolicy, lambda table: move_structure(table.observer.layout, table.game.board_size)),
-        "board": (BoardPolicy, STRUCTURES.get(env.current_id)),
-    }
-    if network.kind in structured:
-        policy_class, structure = structured[network.kind]
-        return policy_class, {
-            "structure": structure(env.make_raw()),
-            "width": network.width,
-            "blocks": network.blocks,
-            "critic": list(network.hidden),
-            "activation_fn": ACTIVATIONS[network.activation],
-        }
-    raise ValueError(f"unknown network.kind {network.kind!r}; allowed: {', '.join(NETWORK_KINDS)}")
+from tabletop.agents.networks.common import hidden_layers
 
 
 class _Block(nn.Module):
@@ -149,10 +87,9 @@ class CircleExtractor(nn.Module):
         self.extra_logits = nn.Sequential(
             nn.Linear(pooled_size, width), activation(), nn.Linear(width, s["extra_actions"])
         )
-        sizes = [features, *critic]
-        self.critic = nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+        self.critic = hidden_layers(features, critic, activation)
         self.latent_dim_pi = self.entity_actions * self.entities + s["extra_actions"]
-        self.latent_dim_vf = sizes[-1]
+        self.latent_dim_vf = critic[-1]
 
     def _inputs(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         end = self.offset + self.entities * self.channels
@@ -173,12 +110,3 @@ class CircleExtractor(nn.Module):
 
     def logit_heads(self) -> list[nn.Module]:
         return [self.entity_logits, self.extra_logits[-1]]
-
-
-class CirclePolicy(StructuredPolicy):
-    """MaskableActorCriticPolicy with the `circles` network in its `mlp_extractor` slot."""
-
-    def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = CircleExtractor(
-            self.features_dim, self.structure, self.width, self.blocks, self.critic, self.activation_fn
-        )

@@ -1,0 +1,21 @@
+"""What every network kind shares: the activations a config names, the masked logit, the MLP builder."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from tabletop.agents.networks import MASKED_LOGIT
+
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def masked(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """Illegal actions' logits (mask 0) set to MASKED_LOGIT: they are never sampled nor argmax."""
+    return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+def hidden_layers(inputs: int, hidden: list[int], activation: type[nn.Module]) -> nn.Sequential:
+    """Linear + activation per width of `hidden` (SB3's `MlpExtractor` layout: a critic, or the MLP's trunk)."""
+    sizes = [inputs, *hidden]
+    return nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
