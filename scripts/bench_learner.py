@@ -17,10 +17,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_commit import ROOT, tabletop_at  # noqa: E402  (a sibling script)
+
 CHILD = """import json, sys
 import numpy as np
 from tabletop.train.selfplay.config import load_config
@@ -74,30 +75,19 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="(default: 2)")
     args = parser.parse_args()
     configs = [path.resolve() for path in args.configs]
-    with tempfile.TemporaryDirectory() as tmp:
-        tree, shim = Path(tmp) / "tree", Path(tmp) / "shim" / "tabletop"
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.commit], check=True
-        )
-        try:
-            shim.mkdir(parents=True)
-            (shim / "__init__.py").write_text("")
-            for folder in ("envs", "agents", "train"):
-                (shim / folder).symlink_to(tree / folder)
-            sides = {"before": str(shim.parent), "after": None}
-            totals = {}
-            for round_ in range(args.rounds):
-                order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
-                for config in configs:
-                    for side in order:
-                        result = run_side(sides[side], config, args.steps)
-                        print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
-                        total = totals.setdefault((config, side), {"steps": 0, "seconds": 0.0, "rollout": 0.0})
-                        for key in total:
-                            total[key] += result[key]
-            print(table(configs, totals, f"before = {args.commit}, {args.rounds} rounds of {args.steps} steps"))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+    with tabletop_at(args.commit) as python_path:
+        sides = {"before": python_path, "after": None}
+        totals = {}
+        for round_ in range(args.rounds):
+            order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
+            for config in configs:
+                for side in order:
+                    result = run_side(sides[side], config, args.steps)
+                    print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
+                    total = totals.setdefault((config, side), {"steps": 0, "seconds": 0.0, "rollout": 0.0})
+                    for key in total:
+                        total[key] += result[key]
+        print(table(configs, totals, f"before = {args.commit}, {args.rounds} rounds of {args.steps} steps"))
     return 0
 
 
