@@ -1,4 +1,4 @@
-"""Learner steps/s of this checkout against another commit, the two taking turns in one run (docs/speed.md).
+"""Learner steps/s of this checkout against another commit, the two side by side in one run (docs/speed.md).
 
 For each config and round, a fresh process per side trains a fresh learner (no warm start: imitation is
 skipped, the opponent pool filled with `max_snapshots` copies of it, as `tabletop bench --train` does) for
@@ -6,8 +6,8 @@ skipped, the opponent pool filled with `max_snapshots` copies of it, as `tableto
 `learn` call alone, by the process's CPU time and by the wall clock (torch runs on the config's
 `torch_threads`, 1 in the shipped configs, so on a machine shared with other jobs the CPU time is the
 steadier figure); imports, env construction and one random game per config (numba's kernels loaded or
-compiled) come before the clocks. The sides alternate which goes first from round to round, so a machine
-whose load changes slows both alike:
+compiled) come before the clocks. The two sides run at the same time, so whatever else the machine is
+doing slows both alike (on 2 cores they take one each when it is idle):
 
     python scripts/bench_learner.py 366ae83 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml
 """
@@ -64,15 +64,24 @@ print(json.dumps(result))
 """
 
 
-def run_side(python_path: str | None, config: Path, steps: int) -> dict:
+def start_side(python_path: str | None, config: Path, steps: int) -> subprocess.Popen:
     """One timed learn in a fresh process; `python_path` points `tabletop` at another tree (None: this one)."""
     env = {**os.environ, "PYTHONPATH": python_path} if python_path else dict(os.environ)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(config), str(steps)], env=env, capture_output=True, text=True, cwd=ROOT
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(config), str(steps)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
-    if out.returncode:
-        raise SystemExit(f"{config} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def result_of(process: subprocess.Popen, config: Path) -> dict:
+    out, err = process.communicate()
+    if process.returncode:
+        raise SystemExit(f"{config} failed:\n{err[-3000:]}")
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def _name(config: Path) -> str:
@@ -111,10 +120,10 @@ def main() -> int:
         sides = {"before": python_path, "after": None}
         totals = {}
         for round_ in range(args.rounds):
-            order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
             for config in configs:
-                for side in order:
-                    result = run_side(sides[side], config, args.steps)
+                running = {side: start_side(path, config, args.steps) for side, path in sides.items()}
+                for side, process in running.items():
+                    result = result_of(process, config)
                     print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
                     total = totals.setdefault((config, side), dict.fromkeys(result, 0))
                     for key in total:

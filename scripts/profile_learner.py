@@ -26,6 +26,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import torch
 from stable_baselines3.common.logger import Logger
 
@@ -100,6 +101,10 @@ def main() -> int:
     config = load_config(args.config)
     if config.vec_env.kind != "batched":
         raise SystemExit(f"{args.config}: vec_env.kind is {config.vec_env.kind!r}; this profiles the batched path")
+    table, rng = config.env.make_raw(), np.random.default_rng(0)
+    table.reset(seed=0)
+    while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
+        table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
     torch.set_num_threads(config.torch_threads)
     vec_env = make_vec_env(config, seed=config.seed)
     model = new_model(config, vec_env)
