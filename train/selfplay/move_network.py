@@ -79,10 +79,7 @@ class _Block(nn.Module):
         self.act = activation()
 
     def forward(self, h: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
-        # [batch, 1, width]; `max` rather than `amax`: the same values, and the gradient goes to one of tied moves
-        # instead of being shared among them (the same weight gradient: tied real moves are the same function
-        # of the weights, tied fillers are masked below), which saves the update four passes over `h`
-        best = torch.where(real, h, torch.full_like(h, -1e4)).max(dim=1, keepdim=True).values
+        best = torch.where(real, h, torch.full_like(h, -1e4)).amax(dim=1, keepdim=True)  # [batch, 1, width]
         best = torch.where(real.any(dim=1, keepdim=True), best, torch.zeros_like(best))  # no move: nothing to pool
         return h + self.act(self.own(h) + self.best(best))
 
@@ -172,13 +169,9 @@ class MoveExtractor(nn.Module):
         index = cell.reshape(batch, 1, k * hand).expand(batch, BOARD_CHANNELS, k * hand)
         around = torch.gather(board, 2, index).reshape(batch, BOARD_CHANNELS, k, hand)
         around = (around * tile.unsqueeze(1)).sum(dim=3) / tile.sum(dim=2).clamp(min=1).unsqueeze(1)
-        # move_in over [row, around] as two products on its weight's column blocks: the same sum, and the
-        # update's backward pass computes no gradient for the observation's rows (the bulk of the input)
-        rows = self.s["features"]
-        weight = self.move_in.weight
-        embedded = nn.functional.linear(moves, weight[:, :rows], self.move_in.bias)
-        embedded = embedded + nn.functional.linear(around.transpose(1, 2), weight[:, rows:])
-        h = self.act(embedded + self.move_context(context).unsqueeze(1))
+        h = self.act(
+            self.move_in(torch.cat([moves, around.transpose(1, 2)], dim=2)) + self.move_context(context).unsqueeze(1)
+        )
         real = moves[:, :, self.s["tiles_column"] : self.s["tiles_column"] + 1] > 0  # [batch, K, 1]
         for block in self.blocks:
             h = block(h, real)
