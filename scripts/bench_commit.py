@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +25,22 @@ from tabletop.envs import EnvSpec
 a = json.loads(sys.argv[2])
 print(bench["compare"](EnvSpec(a["game"], a["env_kwargs"]), a["baselines"], a["games"], a["baseline_games"], 0, a["rounds"]))
 """
+
+
+@contextmanager
+def tabletop_at(commit: str) -> Iterator[str]:
+    """A PYTHONPATH entry under which `tabletop` is COMMIT's tree (a temporary git worktree, removed after)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree, shim = Path(tmp) / "tree", Path(tmp) / "shim" / "tabletop"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), commit], check=True)
+        try:
+            shim.mkdir(parents=True)
+            (shim / "__init__.py").write_text("")
+            for folder in ("envs", "agents", "train"):
+                (shim / folder).symlink_to(tree / folder)
+            yield str(shim.parent)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
 
 
 def main() -> int:
@@ -35,31 +53,20 @@ def main() -> int:
     parser.add_argument("--baseline-games", type=int, default=500, help="(default: 500)")
     parser.add_argument("--rounds", type=int, default=4, help="(default: 4)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        tree, shim = Path(tmp) / "tree", Path(tmp) / "shim" / "tabletop"
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.commit], check=True
-        )
-        try:
-            shim.mkdir(parents=True)
-            (shim / "__init__.py").write_text("")
-            for folder in ("envs", "agents", "train"):
-                (shim / folder).symlink_to(tree / folder)
-            spec = {
-                "game": args.game,
-                "env_kwargs": json.loads(args.env_kwargs),
-                "baselines": args.baseline or ["connect_four_v3"],
-                "games": args.games,
-                "baseline_games": args.baseline_games,
-                "rounds": args.rounds,
-            }
-            env = {**os.environ, "PYTHONPATH": str(shim.parent)}
-            bench = ROOT / "train" / "evaluation" / "bench.py"
-            return subprocess.run(
-                [sys.executable, "-c", RUN, str(bench), json.dumps(spec)], env=env, cwd=tmp
-            ).returncode
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+    spec = {
+        "game": args.game,
+        "env_kwargs": json.loads(args.env_kwargs),
+        "baselines": args.baseline or ["connect_four_v3"],
+        "games": args.games,
+        "baseline_games": args.baseline_games,
+        "rounds": args.rounds,
+    }
+    with tabletop_at(args.commit) as python_path:
+        env = {**os.environ, "PYTHONPATH": python_path}
+        bench = ROOT / "train" / "evaluation" / "bench.py"
+        return subprocess.run(
+            [sys.executable, "-c", RUN, str(bench), json.dumps(spec)], env=env, cwd=Path(python_path).parent
+        ).returncode
 
 
 if __name__ == "__main__":

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop.agents import make_agent
 from tabletop.train.evaluation.ratings import round_robin
 from tabletop.train.selfplay.config import ConfigError, load_config
 from tabletop.train.selfplay.logs import read_csv
-from tabletop.train.selfplay.trainer import train
+from tabletop.train.selfplay.networks import network_policy
+from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.trainer import SelfPlayPPO, make_vec_env, train
 
 SMOKE = sorted(Path(__file__).resolve().parents[2].joinpath("configs", "smoke").glob("*.yaml"))
 
@@ -64,3 +68,27 @@ def test_subprocess_envs_train_and_receive_snapshots(tmp_path):
     assert result.steps == 128
     pool = torch.load(tmp_path / "run" / "checkpoints" / "step_000000128" / "pool.pt", weights_only=True)
     assert [n for n, _ in pool["snapshots"]] == ["step_000000000", "step_000000064", "step_000000128"]
+
+
+def test_inference_mode_rollouts_train_the_same_weights():
+    """SelfPlayPPO collects under torch.inference_mode and changes nothing else: after two rollouts and
+    their updates its weights equal MaskablePPO's bit for bit (the rollout ran in the mode, MaskablePPO's not)."""
+    config = load_config(SMOKE[[p.stem for p in SMOKE].index("cromlet")])
+    policy_class, kwargs = network_policy(config.network, config.env)
+    weights, modes = [], []
+
+    class Mode(BaseCallback):
+        def _on_step(self) -> bool:
+            modes.append((type(self.model).__name__, torch.is_inference_mode_enabled()))
+            return True
+
+    for algorithm in (MaskablePPO, SelfPlayPPO):
+        vec_env = make_vec_env(config, seed=0)
+        model = algorithm(policy_class, vec_env, **vars(config.ppo), policy_kwargs=kwargs, seed=0, device="cpu")
+        vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
+        model.learn(2 * config.ppo.n_steps * config.vec_env.num_envs, callback=Mode())
+        weights.append(model.policy.state_dict())
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert {mode for name, mode in modes if name == "SelfPlayPPO"} == {True}  # the rollout ran in the mode
+    assert {mode for name, mode in modes if name == "MaskablePPO"} == {False}

@@ -56,7 +56,7 @@ def play(env, episodes, seed):
     while len(totals) < episodes:
         state = env.aec.game_state
         if env.learner_seats == "one":
-            assert state.current_player == env._seat, "the learner was asked to act out of turn"
+            assert state.current_player == env.game.seat, "the learner was asked to act out of turn"
         observations.append(obs)
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         total += reward
@@ -96,7 +96,7 @@ def test_snapshot_opponents_play_from_the_pool(config):
     env.add_snapshot("s0", actor_weights(model_policy))
     _, _, finals, _ = play(env, 2, seed=1)
     assert len(finals) == 2
-    assert {name for name, _ in env._opponents.values()} == {"self:s0"}
+    assert {name for name, _ in env.game.opponents.values()} == {"self:s0"}
 
 
 def test_masks_reach_the_policy(config, check_masks_reach_ppo):
@@ -125,10 +125,10 @@ def test_margin_shaping_is_potential_based(config):
     """With gamma = 1 the shaping telescopes: an episode pays the win/loss reward minus w * phi(start)."""
     plain = play(seat_env(config, weights={"random": 1.0}), 3, seed=5)
     env = seat_env(config, weights={"random": 1.0})
-    env.margin_shaping, env.gamma = 0.01, 1.0
+    env.game.margin_shaping, env.game.gamma = 0.01, 1.0
     starts, totals, finals = [], [], []
     obs, _ = env.reset(seed=5)
-    starts.append(env._potential)
+    starts.append(env.game.potential)
     total, moves, shaped_moves = 0.0, 0, 0
     while len(totals) < 3:
         obs, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -139,7 +139,7 @@ def test_margin_shaping_is_potential_based(config):
             totals.append(total)
             finals.append(env.aec.game_state.returns()[info["learner_seat"]])
             obs, _ = env.reset()
-            starts.append(env._potential)
+            starts.append(env.game.potential)
             total = 0.0
     np.testing.assert_allclose(totals, np.array(finals) - 0.01 * np.array(starts[:3]), atol=1e-9)
     np.testing.assert_allclose(finals, plain[2])  # same games: shaping changes rewards, not play

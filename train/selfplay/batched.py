@@ -33,47 +33,24 @@ from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
+from tabletop.train.selfplay.seat_env import SeatGame
 
 
-class _Game:
-    """One game of the batch and SeatEnv's bookkeeping for it."""
+class _Game(SeatGame):
+    """One game of the batch: SeatGame's bookkeeping, and what the learner has earned since its last move."""
 
-    def __init__(self, env: EnvSpec, pool: OpponentPool | None, cooperative: bool, seed: int):
-        self.aec = env.make_raw()
+    def __init__(
+        self, env: EnvSpec, pool: OpponentPool | None, cooperative: bool, seed: int, shaping: float, gamma: float
+    ):
+        super().__init__(env, pool, cooperative, seed, shaping, gamma)
         self.observer = self.aec.observer
-        self.agents = self.aec.possible_agents
-        self.pool = pool
-        self.cooperative = cooperative
-        self.rng = np.random.default_rng(seed)
-        self.episode = 0
-        self.seat = 0
-        self.opponents: dict[int, tuple[str, Any]] = {}
         self.live = False  # the learner has reached a decision in this deal
-        self.potential = 0.0
         self.reward = 0.0
         self.info: dict[str, Any] = {}
 
-    @property
-    def state(self):
-        return self.aec.game_state
-
     def deal(self) -> None:
-        """A new game: seat and opponents drawn as `SeatEnv.reset` draws them."""
-        self.aec.reset(seed=int(self.rng.integers(2**31)))
-        self.seat = self.episode % len(self.agents)
-        self.episode += 1
-        if not self.cooperative:
-            self.opponents = {s: self.pool.sample(self.rng) for s in range(len(self.agents)) if s != self.seat}
+        super().deal()
         self.live = False
-
-    def learner_to_move(self) -> bool:
-        return self.cooperative or self.state.current_player == self.seat
-
-    def margin(self) -> float:
-        scores = np.asarray(self.state.scores(), dtype=float)
-        if self.cooperative or len(scores) == 1:
-            return float(scores[self.seat])
-        return float(scores[self.seat] - np.delete(scores, self.seat).max())
 
     def step(self, action: int) -> None:
         """Play one move and add what it pays the learner (the mover's reward when cooperative)."""
@@ -81,13 +58,6 @@ class _Game:
         self.aec.step(action)  # an illegal action raises: masks must have reached the policy
         if self.live:
             self.reward += self.aec.rewards[mover if self.cooperative else self.agents[self.seat]]
-
-    def final_info(self) -> dict[str, Any]:
-        returns = self.state.returns()
-        info = {"learner_seat": self.seat, "outcome": float(np.sign(returns[self.seat]))}
-        if not self.cooperative:
-            info["opponents"] = sorted({name for name, _ in self.opponents.values()})
-        return info
 
 
 class BatchedSelfPlayEnv(VecEnv):
@@ -115,10 +85,8 @@ class BatchedSelfPlayEnv(VecEnv):
         if not cooperative and any(pool is None for pool in pools):
             raise ValueError("learner_seats='one' needs an opponent pool for every game's other seats")
         n = len(pools)
-        self.games = [_Game(env, pool, cooperative, seed + i) for i, pool in enumerate(pools)]
+        self.games = [_Game(env, pool, cooperative, seed + i, margin_shaping, gamma) for i, pool in enumerate(pools)]
         self.learner_seats = learner_seats
-        self.margin_shaping = margin_shaping
-        self.gamma = gamma
         aec = self.games[0].aec
         size = aec.observer.layout.size
         actions = aec.action_space(aec.possible_agents[0])
@@ -210,19 +178,16 @@ class BatchedSelfPlayEnv(VecEnv):
         """Close a finished game and deal again, mark a learner decision; True while an opponent is to move."""
         while game.state.is_terminal():
             if game.live:  # the learner's game is over: its last reward and the episode's record
-                if self.margin_shaping:
-                    game.reward -= self.margin_shaping * game.potential
-                game.info = {**game.final_info(), "terminal_observation": self._terminal_obs.copy()}
-                if game.pool is not None:  # what prioritised opponent sampling learns from
-                    game.pool.record(game.info["opponents"], game.info["outcome"])
+                game.reward += game.shaping(done=True)
+                game.info = {**game.finish(), "terminal_observation": self._terminal_obs.copy()}
             game.deal()  # a deal its opponents finish before the learner moves is of no use: deal again
         if not game.learner_to_move():
             return True
-        potential = game.margin() if self.margin_shaping else 0.0
         if game.live:
-            game.reward += self.margin_shaping * (self.gamma * potential - game.potential)
+            game.reward += game.shaping(done=False)
+        else:
+            game.start_shaping()
         game.live = True
-        game.potential = potential
         return False
 
     def _opponent_moves(self, pending: list[_Game]) -> list[tuple[_Game, int]]:

@@ -11,6 +11,7 @@ import time
 from collections import deque
 
 import numpy as np
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
@@ -67,6 +68,10 @@ class SelfPlayCallback(BaseCallback):
             self.bar = SteadyBar(total=end, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
+        with torch.inference_mode(False):  # snapshots, evaluations and checkpoints are ordinary tensors
+            return self._after_step()
+
+    def _after_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "outcome" in info:
                 self.outcomes.append((_category(info.get("opponents", ["team"])), info["outcome"]))

@@ -11,9 +11,15 @@ that seat's (the team's shared) reward.
 `margin_shaping=w` adds potential-based shaping (Ng et al. 1999) on the score margin,
 `w * (gamma * phi(s') - phi(s))` with `phi` = the learner's score minus the best other score (its own
 score when cooperative) and `phi = 0` at the end: a dense signal that leaves the optimal policy alone.
+
+The bookkeeping of one game (the deal, the learner's seat and opponents, the margin and its shaping, the
+finished game's record) is `SeatGame`'s, written once for this env and the batched one (batched.py), which
+differ only in how they drive the moves.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -23,6 +29,81 @@ from tabletop.agents.base import observation_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
+
+
+class SeatGame:
+    """One training game seen from the learner's seat(s): what SeatEnv and BatchedSelfPlayEnv both keep.
+
+    Each game owns its generator: a deal draws the table's seed, then one opponent per other seat from the
+    pool, and the learner's seat rotates with the episode count, so games seeded alike deal alike on
+    either path."""
+
+    def __init__(
+        self,
+        env: EnvSpec,
+        pool: OpponentPool | None,
+        cooperative: bool,
+        seed: int,
+        margin_shaping: float = 0.0,
+        gamma: float = 1.0,
+    ):
+        self.aec = env.make_raw()
+        self.agents = self.aec.possible_agents
+        self.pool = pool
+        self.cooperative = cooperative
+        self.rng = np.random.default_rng(seed)
+        self.margin_shaping = margin_shaping
+        self.gamma = gamma
+        self.episode = 0
+        self.seat = 0
+        self.opponents: dict[int, tuple[str, Any]] = {}
+        self.potential = 0.0
+
+    @property
+    def state(self):
+        return self.aec.game_state
+
+    def deal(self) -> None:
+        """A new game: the table's seed, the learner's seat and its opponents, drawn in that order."""
+        self.aec.reset(seed=int(self.rng.integers(2**31)))
+        self.seat = self.episode % len(self.agents)
+        self.episode += 1
+        if not self.cooperative:
+            self.opponents = {s: self.pool.sample(self.rng) for s in range(len(self.agents)) if s != self.seat}
+
+    def learner_to_move(self) -> bool:
+        return self.cooperative or self.state.current_player == self.seat
+
+    def margin(self) -> float:
+        """phi: the learner's score minus the best other score (its own score when cooperative)."""
+        scores = np.asarray(self.state.scores(), dtype=float)
+        if self.cooperative or len(scores) == 1:
+            return float(scores[self.seat])
+        return float(scores[self.seat] - np.delete(scores, self.seat).max())
+
+    def start_shaping(self) -> None:
+        """The learner's first decision of a deal: phi from here on."""
+        self.potential = self.margin() if self.margin_shaping else 0.0
+
+    def shaping(self, done: bool) -> float:
+        """The shaping reward since the learner's last decision, `w * (gamma * phi(s') - phi(s))`, phi = 0 at the end."""
+        if not self.margin_shaping:
+            return 0.0
+        potential = 0.0 if done else self.margin()
+        reward = self.margin_shaping * (self.gamma * potential - self.potential)
+        self.potential = potential
+        return reward
+
+    def finish(self) -> dict[str, Any]:
+        """The finished game's record for the training log (the learner's seat and result, whom it faced),
+        also given to the pool, which prioritised opponent sampling learns from."""
+        returns = self.state.returns()
+        info = {"learner_seat": self.seat, "outcome": float(np.sign(returns[self.seat]))}
+        if not self.cooperative:
+            info["opponents"] = sorted({name for name, _ in self.opponents.values()})
+        if self.pool is not None:
+            self.pool.record(info["opponents"], info["outcome"])
+        return info
 
 
 class SeatEnv(gym.Env):
@@ -40,36 +121,26 @@ class SeatEnv(gym.Env):
         check_learner_seats(learner_seats)
         if learner_seats == "one" and pool is None:
             raise ValueError("learner_seats='one' needs an opponent pool for the other seats")
-        self.aec = env.make_raw()
-        self.agents = self.aec.possible_agents
+        self.game = SeatGame(env, pool, learner_seats == "all", seed, margin_shaping, gamma)
+        self.aec = self.game.aec
+        self.agents = self.game.agents
         box = self.aec.observation_space(self.agents[0])["observation"]
         self.observation_space = spaces.Box(-np.inf, np.inf, box.shape, np.float32)
         self.action_space = self.aec.action_space(self.agents[0])
         self.pool = pool
         self.learner_seats = learner_seats
-        self._rng = np.random.default_rng(seed)
-        self._episode = 0
-        self._seat = 0
-        self._opponents: dict[int, tuple[str, object]] = {}
-        self.margin_shaping = margin_shaping
-        self.gamma = gamma
-        self._potential = 0.0
 
     # --- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self.game.rng = np.random.default_rng(seed)
         while True:  # a game the opponents finish before the learner moves is of no use to it
-            self.aec.reset(seed=int(self._rng.integers(2**31)))
-            self._seat = self._episode % len(self.agents)
-            self._episode += 1
-            if self.learner_seats == "one":
-                self._opponents = {s: self.pool.sample(self._rng) for s in range(len(self.agents)) if s != self._seat}
+            self.game.deal()
             _, done = self._play_opponents()
             if not done:
-                self._potential = self._margin()
-                return self._observation(), {"learner_seat": self._seat}
+                self.game.start_shaping()
+                return self._observation(), {"learner_seat": self.game.seat}
 
     def step(self, action):
         agent = self.aec.agent_selection
@@ -79,13 +150,8 @@ class SeatEnv(gym.Env):
         if not done:
             more, done = self._play_opponents()
             reward += more
-        if self.margin_shaping:
-            potential = 0.0 if done else self._margin()
-            reward += self.margin_shaping * (self.gamma * potential - self._potential)
-            self._potential = potential
-        info = self._final_info() if done else {}
-        if done and self.pool is not None:  # what prioritised opponent sampling learns from
-            self.pool.record(info["opponents"], info["outcome"])
+        reward += self.game.shaping(done)
+        info = self.game.finish() if done else {}
         obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
         return obs, float(reward), done, False, info
 
@@ -97,39 +163,22 @@ class SeatEnv(gym.Env):
     def _over(self) -> bool:
         return self.aec.game_state.is_terminal()
 
-    def _learner_to_move(self) -> bool:
-        return self.learner_seats == "all" or self.aec.game_state.current_player == self._seat
-
     def _play_opponents(self) -> tuple[float, bool]:
         """Let opponents move until the learner is to move or the game ends; the learner's reward meanwhile."""
         reward = 0.0
-        learner = self.agents[self._seat]
-        while not self._over() and not self._learner_to_move():
+        learner = self.agents[self.game.seat]
+        while not self._over() and not self.game.learner_to_move():
             seat = self.aec.game_state.current_player
             agent = self.agents[seat]
-            _, opponent = self._opponents[seat]
+            _, opponent = self.game.opponents[seat]
             state = self.aec.game_state
             observation, mask = observation_for(opponent, self.aec, state, seat), state.legal_action_mask()
             self.aec.step(opponent.act(observation, mask, self.aec.view(agent)))
             reward += self.aec.rewards[learner]
         return reward, self._over()
 
-    def _margin(self) -> float:
-        scores = np.asarray(self.aec.game_state.scores(), dtype=float)
-        if self.learner_seats == "all" or len(scores) == 1:
-            return float(scores[self._seat])
-        return float(scores[self._seat] - np.delete(scores, self._seat).max())
-
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.agents[self.aec.game_state.current_player])["observation"]
-
-    def _final_info(self) -> dict:
-        """What the training log needs about a finished game: the learner's result and who it faced."""
-        returns = self.aec.game_state.returns()
-        info = {"learner_seat": self._seat, "outcome": float(np.sign(returns[self._seat]))}
-        if self.learner_seats == "one":
-            info["opponents"] = sorted({name for name, _ in self._opponents.values()})
-        return info
 
     # --- pool maintenance, called through VecEnv.env_method ---------------------------------------
     def add_snapshot(self, name: str, weights) -> None:

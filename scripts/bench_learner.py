@@ -1,0 +1,136 @@
+"""Learner steps/s of this checkout against another commit, the two side by side in one run (docs/speed.md).
+
+For each config and round, a fresh process per side trains a fresh learner (no warm start: imitation is
+skipped, the opponent pool filled with `max_snapshots` copies of it, as `tabletop bench --train` does) for
+`--steps` learner steps on the config's `batched` path with that side's own training code, and times the
+`learn` call alone, by the process's CPU time and by the wall clock (torch runs on the config's
+`torch_threads`, 1 in the shipped configs, so on a machine shared with other jobs the CPU time is the
+steadier figure); imports, env construction and one random game per config (numba's kernels loaded or
+compiled) come before the clocks. The two sides run at the same time, so whatever else the machine is
+doing slows both alike (on 2 cores they take one each when it is idle):
+
+    python scripts/bench_learner.py 366ae83 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_commit import ROOT, tabletop_at  # noqa: E402  (a sibling script)
+
+CHILD = """import json, sys, time
+import numpy as np, torch
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
+from tabletop.train.selfplay.config import load_config
+from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.trainer import make_vec_env, new_model
+config = load_config(sys.argv[1])
+table, rng = config.env.make_raw(), np.random.default_rng(0)
+table.reset(seed=0)
+while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
+    table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
+torch.set_num_threads(config.torch_threads)
+vec_env = make_vec_env(config, seed=config.seed)
+model = new_model(config, vec_env)
+if config.learner_seats == "one":
+    weights = actor_weights(model.policy)
+    for k in range(config.opponents.max_snapshots):
+        vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
+model.set_logger(Logger(folder=None, output_formats=[]))
+clocks = {"wall": time.perf_counter, "cpu": time.process_time}
+class Rollouts(BaseCallback):
+    spent = dict.fromkeys(clocks, 0.0)
+    def _on_rollout_start(self):
+        self.began = {k: clock() for k, clock in clocks.items()}
+    def _on_rollout_end(self):
+        for k, clock in clocks.items():
+            self.spent[k] += clock() - self.began[k]
+    def _on_step(self):
+        return True
+began = {k: clock() for k, clock in clocks.items()}
+model.learn(int(sys.argv[2]), callback=Rollouts())
+result = {"steps": model.num_timesteps}
+for k, clock in clocks.items():
+    result[k] = clock() - began[k]
+    result[k + "_rollout"] = Rollouts.spent[k]
+print(json.dumps(result))
+"""
+
+
+def start_side(python_path: str | None, config: Path, steps: int) -> subprocess.Popen:
+    """One timed learn in a fresh process; `python_path` points `tabletop` at another tree (None: this one)."""
+    env = {**os.environ, "PYTHONPATH": python_path} if python_path else dict(os.environ)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(config), str(steps)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def result_of(process: subprocess.Popen, config: Path) -> dict:
+    out, err = process.communicate()
+    if process.returncode:
+        raise SystemExit(f"{config} failed:\n{err[-3000:]}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _name(config: Path) -> str:
+    return str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
+
+
+def table(configs: list[Path], totals: dict, label: str) -> str:
+    """Per config: learner steps per CPU-second and per wall second of each side, their ratio, and where the
+    CPU time went (rollout / update)."""
+    lines = [
+        f"({label})",
+        f"{'config':<44} {'clock':<5} {'before steps/s':>14} {'after steps/s':>13} {'ratio':>6}   "
+        f"{'before rollout/update s':>23}   {'after rollout/update s':>22}",
+    ]
+    for config in configs:
+        b, a = totals[config, "before"], totals[config, "after"]
+        for clock in ("cpu", "wall"):
+            rate = {side: t["steps"] / t[clock] for side, t in (("before", b), ("after", a))}
+            split = [f"{t[clock + '_rollout']:.1f} / {t[clock] - t[clock + '_rollout']:.1f}" for t in (b, a)]
+            lines.append(
+                f"{_name(config):<44} {clock:<5} {rate['before']:>14.0f} {rate['after']:>13.0f} "
+                f"{rate['after'] / rate['before']:>5.2f}x   {split[0]:>23}   {split[1]:>22}"
+            )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("commit", help="the 'before' side: a commit of this repository")
+    parser.add_argument("configs", nargs="+", type=Path, help="training configs (YAML), read by both sides")
+    parser.add_argument("--steps", type=int, default=4096, help="learner steps per timed run (default: 4096)")
+    parser.add_argument("--rounds", type=int, default=2, help="(default: 2)")
+    args = parser.parse_args()
+    configs = [path.resolve() for path in args.configs]
+    with tabletop_at(args.commit) as python_path:
+        sides = {"before": python_path, "after": None}
+        totals = {}
+        for round_ in range(args.rounds):
+            for config in configs:
+                running = {side: start_side(path, config, args.steps) for side, path in sides.items()}
+                for side, process in running.items():
+                    result = result_of(process, config)
+                    print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
+                    total = totals.setdefault((config, side), dict.fromkeys(result, 0))
+                    for key in total:
+                        total[key] += result[key]
+        print(table(configs, totals, f"before = {args.commit}, {args.rounds} rounds of {args.steps} steps"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

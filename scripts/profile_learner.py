@@ -1,0 +1,140 @@
+"""Where the learner's time goes on one config: engine, observations, opponents, policy inference, PPO update.
+
+Trains a fresh learner on the config's `batched` path as `tabletop bench --train` does (no warm start, the
+pool full of copies of it) and charges every second of `learn` to the innermost of these that is running:
+
+- engine: the AEC table's `step` (the rules and the adapter's bookkeeping) and the state's mask;
+- observation: the game's observer encoding any seat's view (the learner's and the opponents');
+- heuristic opponents: the pool's fixed players choosing a move (their own look-ahead included);
+- snapshot inference: the frozen snapshots' batched forward passes and their sampling;
+- learner inference: the learner's forward passes while collecting (actions, values);
+- PPO update: MaskablePPO's gradient steps;
+- rollout bookkeeping: the rest of collecting (SB3's buffer and distributions, the batched env's loops).
+
+With `--top N` it also prints the top of a cProfile of the rollout and of the update (tottime):
+
+    python scripts/profile_learner.py configs/cromlet.yaml --steps 8192 --top 25
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3.common.logger import Logger
+
+from tabletop.train.selfplay import batched
+from tabletop.train.selfplay.config import load_config
+from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.trainer import make_vec_env, new_model
+
+ROLLOUT_REST = "rollout bookkeeping"
+
+
+class ExclusiveClock:
+    """Seconds per category, each call charged to the innermost timed category running."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = defaultdict(float)
+        self._children: list[float] = []
+
+    def wrap(self, category: str, fn):
+        def timed(*args, **kwargs):
+            began = time.perf_counter()
+            self._children.append(0.0)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - began
+                self.seconds[category] += spent - self._children.pop()
+                if self._children:
+                    self._children[-1] += spent
+
+        return timed
+
+
+def instrument(model, vec_env, clock: ExclusiveClock) -> None:
+    """Wrap the learner, its batched env and the pools' players in the clock's categories."""
+    games = vec_env.venv.games  # VecMonitor around BatchedSelfPlayEnv
+    table = games[0].aec
+    table.reset(seed=0)  # for the state's class; `learn` deals every game again
+    state = table.game_state
+    type(table).step = clock.wrap("engine", type(table).step)
+    type(state).legal_action_mask = clock.wrap("engine", type(state).legal_action_mask)
+    observer = type(table.observer)
+    observer.encode = clock.wrap("observation", observer.encode)
+    batched.actor_logits = clock.wrap("snapshot inference", batched.actor_logits)
+    batched._masked_choice = clock.wrap("snapshot inference", batched._masked_choice)
+    for game in games:
+        for player in game.pool.fixed.values() if game.pool is not None else ():
+            player.act = clock.wrap("heuristic opponents", player.act)
+    model.policy.forward = clock.wrap("learner inference", model.policy.forward)
+    model.policy.predict_values = clock.wrap("learner inference", model.policy.predict_values)
+    model.collect_rollouts = clock.wrap(ROLLOUT_REST, model.collect_rollouts)
+    model.train = clock.wrap("PPO update", model.train)
+
+
+def profiled(fn, profile: cProfile.Profile):
+    def run(*args, **kwargs):
+        profile.enable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            profile.disable()
+
+    return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", type=Path)
+    parser.add_argument("--steps", type=int, default=4096, help="learner steps (default: 4096)")
+    parser.add_argument("--top", type=int, default=0, help="also print the top N of a cProfile of each phase")
+    args = parser.parse_args()
+    config = load_config(args.config)
+    if config.sb3.vec_env.kind != "batched":
+        raise SystemExit(f"{args.config}: vec_env.kind is {config.sb3.vec_env.kind!r}; this profiles the batched path")
+    table, rng = config.env.make_raw(), np.random.default_rng(0)
+    table.reset(seed=0)
+    while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
+        table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
+    torch.set_num_threads(config.torch_threads)
+    vec_env = make_vec_env(config, seed=config.seed)
+    model = new_model(config, vec_env)
+    if config.learner_seats == "one":
+        weights = actor_weights(model.policy)
+        for k in range(config.opponents.max_snapshots):
+            vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    clock = ExclusiveClock()
+    instrument(model, vec_env, clock)
+    profiles = {"rollout": cProfile.Profile(), "update": cProfile.Profile()}
+    if args.top:
+        model.collect_rollouts = profiled(model.collect_rollouts, profiles["rollout"])
+        model.train = profiled(model.train, profiles["update"])
+    began = time.perf_counter()
+    model.learn(args.steps)
+    seconds = time.perf_counter() - began
+    print(
+        f"{args.config}: {model.num_timesteps} learner steps in {seconds:.1f} s ({model.num_timesteps / seconds:.0f}/s)"
+    )
+    for category, spent in sorted(clock.seconds.items(), key=lambda item: -item[1]):
+        print(f"  {category:<22} {spent:>7.1f} s  {100 * spent / seconds:>4.0f}%")
+    for phase, profile in profiles.items() if args.top else ():
+        text = io.StringIO()
+        pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(args.top)
+        lines = [line for line in text.getvalue().splitlines() if line.strip()]
+        print(f"--- {phase}, top {args.top} by tottime (clock wrappers add their own lines)")
+        print("\n".join(lines[lines.index(next(x for x in lines if "ncalls" in x)) :]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
