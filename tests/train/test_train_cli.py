@@ -81,7 +81,10 @@ def test_game_counts_must_be_positive(command, capsys):
     "yaml_text, message",
     [
         ('env_id: cromlet_v0\ntotal_steps: 64\nenv_kwargs: {"bogus": 1}\n', "unknown argument 'bogus'"),
-        ("env_id: cromlet_v0\ntotal_steps: 64\nenv_kwargs: [1, 2]\n", "env_kwargs must be a mapping"),
+        (
+            "env_id: cromlet_v0\ntotal_steps: 64\nenv_kwargs: [1, 2]\n",
+            "env_kwargs=[1, 2] is not allowed; allowed: a mapping",
+        ),
         ("env_kwargs: " + "[" * 100_000 + "\n", "nested too deeply"),
         ("env_id: [\n", "not valid YAML"),
     ],

@@ -14,8 +14,7 @@ from tabletop.agents import make_agent
 from tabletop.train.evaluation.ratings import round_robin
 from tabletop.train.selfplay.config import ConfigError, load_config
 from tabletop.train.selfplay.logs import read_csv
-from tabletop.train.selfplay.networks import network_policy
-from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.policy import actor_weights, network_policy
 from tabletop.train.selfplay.trainer import SelfPlayPPO, make_vec_env, train
 
 SMOKE = sorted(Path(__file__).resolve().parents[2].joinpath("configs", "smoke").glob("*.yaml"))
@@ -84,9 +83,12 @@ def test_inference_mode_rollouts_train_the_same_weights():
 
     for algorithm in (MaskablePPO, SelfPlayPPO):
         vec_env = make_vec_env(config, seed=0)
-        model = algorithm(policy_class, vec_env, **vars(config.ppo), policy_kwargs=kwargs, seed=0, device="cpu")
+        rollout = {"n_steps": config.sb3.n_steps, "target_kl": config.sb3.target_kl}
+        model = algorithm(
+            policy_class, vec_env, **vars(config.ppo), **rollout, policy_kwargs=kwargs, seed=0, device="cpu"
+        )
         vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
-        model.learn(2 * config.ppo.n_steps * config.vec_env.num_envs, callback=Mode())
+        model.learn(2 * config.sb3.n_steps * config.sb3.vec_env.num_envs, callback=Mode())
         weights.append(model.policy.state_dict())
     assert weights[0].keys() == weights[1].keys()
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
