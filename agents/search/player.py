@@ -1,0 +1,103 @@
+"""The search player: determinized rollouts (PIMC) from what its seat knows, one decision at a time.
+
+At each decision the candidates (turns.py) are compared on the same worlds: each pass draws a world with
+`State.resample(seat, rng)` (a full state consistent with the seat's view), plays every surviving candidate
+there and then the rollout heuristic for every seat to the end (or `depth` actions, then who leads), and
+adds up the seat's returns. Sequential halving spends the budget: ceil(log2 k) rounds, each with an equal
+share, after each the worse half of the candidates dropped; the best mean of the last round wins (ties: the
+earlier candidate, the rollout heuristic's own choice first). This is OpenSpiel's IS-MCTS cut to its root
+information set, where our Python engines spend the budget better on more worlds than on a deeper tree.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from tabletop.agents.search.spec import SearchOptions
+from tabletop.agents.search.turns import turns_for
+
+DEFAULT_ROLLOUT = {"cromlet": "blocker", "chromino": "keep_options", "kings_cribbage": "greedy"}
+"""The rollout heuristic by game: strong for its cost (a rollout is a whole game of it per candidate)."""
+
+COOPERATIVE = {"krz_grtn": "a cooperative game: no opponent to search against (docs/play.md, Search players)"}
+
+
+class SearchAgent:
+    """Reads its seat's view and `sample`, one full state drawn from what the seat knows (agents.base.act_for
+    passes `state.resample(seat, ...)`, never the state); it draws every world from `sample` again."""
+
+    needs_observation = False
+    needs_sample = True
+
+    def __init__(
+        self, env_id: str, game: str, policies: dict[str, type], options: SearchOptions, seed=None, name="search"
+    ):
+        """`policies`: the rollout heuristics `options.rollout` may name (agents.registry passes the game's)."""
+        if game in COOPERATIVE:
+            raise ValueError(f"no search player for {env_id}: {COOPERATIVE[game]}")
+        table = policies
+        rollout = options.rollout or DEFAULT_ROLLOUT[game]
+        if rollout not in table:
+            raise ValueError(f"unknown rollout policy {rollout!r} for {env_id}; allowed: {', '.join(table)}")
+        self.name, self.options, self.policy = name, options, table[rollout]
+        self.rng = np.random.default_rng(seed)
+        self.guide = self.policy(seed=int(self.rng.integers(2**31)))  # the heuristic's own choice leads the list
+        self.turns = turns_for(game, self.guide)
+
+    def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any], sample: Any = None) -> int:
+        if sample is None:
+            raise ValueError(
+                "the search player needs sample=state.resample(seat, rng) from the game loop "
+                "(tabletop.agents.base.act_for); this loop passed only the view"
+            )
+        planned = self.turns.follow(view, action_mask)
+        if planned is not None:
+            return int(planned)
+        pick = int(self.guide.act(None, action_mask, view))
+        turns = self.turns.candidates(sample, view, action_mask, pick, self.options.candidates, self.rng)
+        best = turns[0] if len(turns) == 1 else self.search(sample, sample.current_player, turns)[0]
+        self.turns.chose(view, best)
+        return int(best[0])
+
+    def search(self, sample: Any, seat: int, turns: list[tuple[int, ...]]) -> tuple[tuple[int, ...], np.ndarray]:
+        """The best of `turns` for `seat` by sequential halving over worlds drawn from `sample`, and every
+        candidate's rollout count (what a teacher would use as visit counts)."""
+        rounds = math.ceil(math.log2(len(turns)))
+        total, count = np.zeros(len(turns)), np.zeros(len(turns), dtype=np.int64)
+        alive = list(range(len(turns)))
+        start = time.process_time()
+        for r in range(rounds):
+            passes = max(1, self.options.sims // (rounds * len(alive)))
+            deadline = start + self.options.seconds * (r + 1) / rounds
+            done = 0
+            while done < passes if self.options.sims else (done == 0 or time.process_time() < deadline):
+                world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
+                for i in alive:
+                    total[i] += self.rollout(world.clone(), turns[i], seat, seed)
+                    count[i] += 1
+                done += 1
+            if r < rounds - 1:  # keep the better half; a stable sort keeps the earlier of equals
+                alive = sorted(alive, key=lambda i: -total[i] / count[i])[: math.ceil(len(alive) / 2)]
+                alive.sort()
+        best = max(alive, key=lambda i: (total[i] / count[i], -i))
+        return turns[best], count
+
+    def rollout(self, world: Any, turn: tuple[int, ...], seat: int, seed: int) -> float:
+        """`seat`'s result after `turn` and the rollout heuristic for every seat (fresh, seeded by `seed`: the
+        same play for every candidate in a world)."""
+        for action in turn:
+            world.apply(action)
+        players = [self.policy(seed=seed + p) for p in range(world.game.num_players)]
+        steps = 0
+        while not world.is_terminal() and (not self.options.depth or steps < self.options.depth):
+            p = world.current_player
+            world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
+            steps += 1
+        if world.is_terminal():
+            return float(world.returns()[seat])
+        scores = np.asarray(world.scores(), dtype=float)  # cut short: +1 leading, -1 behind, 0 level
+        return float(np.sign(scores[seat] - np.delete(scores, seat).max()))
