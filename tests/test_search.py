@@ -112,18 +112,25 @@ def test_the_move_depends_only_on_what_the_seat_knows(env_id, config):
 
 
 def test_act_for_hands_a_resample_never_the_state():
+    """The sample differs from the true state in what the seat cannot see, and is the same for two states that
+    agree on the seat's view: whatever a searching agent does with it, it learns nothing more."""
     state = _positions("cromlet_v0", {}, seed=2, every=9)[0]
+    seat = state.current_player
+    other = state.resample(seat, np.random.default_rng(1))
     seen = []
 
     class Recorder:
         name, needs_observation, needs_sample = "recorder", False, True
 
         def act(self, observation, mask, view, sample=None):
-            seen.append(sample)
+            seen.append(_hidden(sample))
             return int(np.flatnonzero(mask)[0])
 
-    act_for(Recorder(), envs.make_raw("cromlet_v0"), state, state.current_player)
-    assert seen[0] is not state and _hidden(seen[0]) != _hidden(state)
+    table = envs.make_raw("cromlet_v0")
+    act_for(Recorder(), table, state, seat)
+    act_for(Recorder(), table, other, seat)
+    assert _hidden(other) != _hidden(state)
+    assert seen[0] != _hidden(state) and seen[0] == seen[1]
 
 
 def test_same_seed_same_games():
@@ -144,3 +151,25 @@ def test_sequential_halving_spends_the_budget_and_keeps_the_best():
     )
     assert best in turns and count.min() >= 1 and 24 <= count.sum() <= 48
     assert count.max() == count[turns.index(best)]  # the winner survived every round
+
+
+@pytest.mark.parametrize("mode", ["tiles", "moves"])
+def test_kings_cribbage_plans_last_one_move(mode):
+    """A whole move chosen at a turn's first sub-step is played out over that turn only: at the start of each
+    later turn (nothing pending) there is no plan left to follow, in either action mode."""
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": mode})
+    table = env.make_raw()
+    agent = make_agent(env, SMALL, seed=2)
+    table.reset(seed=8)
+    state, starts = table.game_state, 0
+    while not state.is_terminal():
+        seat = state.current_player
+        if seat == 0:
+            view = state.view(seat)
+            if not view["pending"] and not view["marked_count"]:
+                starts += 1
+                assert agent.turns.follow(view, state.legal_action_mask()) is None
+            state.apply(act_for(agent, table, state, seat))
+        else:
+            state.apply(int(np.flatnonzero(state.legal_action_mask())[0]))
+    assert starts > 3

@@ -61,15 +61,18 @@ class WholeMoves(SingleActions):
         return [(*actions[i, len(done) : lengths[i]].tolist(), commit) for i in order]
 
     def follow(self, view: dict[str, Any], mask) -> int | None:
-        """The chosen move's next action while the view's pending placements are its beginning."""
+        """The chosen move's next action while the view's pending placements are its beginning (the plan is
+        dropped at its last action, and whenever the position has left it)."""
         done = list(view.get("pending", ()))
-        if len(self.plan) > len(done) and self.plan[: len(done)] == done and mask[self.plan[len(done)]]:
-            return self.plan[len(done)]
+        plan, self.plan = self.plan, []
+        if len(plan) > len(done) and plan[: len(done)] == done and mask[plan[len(done)]]:
+            self.plan = plan if len(done) + 1 < len(plan) else []
+            return plan[len(done)]
         return None
 
     def chose(self, view, turn: tuple[int, ...]) -> None:
-        """Remember a whole move to play out over the next sub-steps."""
-        self.plan = [*view.get("pending", ()), *turn]
+        """Remember a move of several actions to play out over the next sub-steps (one action: nothing)."""
+        self.plan = [*view.get("pending", ()), *turn] if len(turn) > 1 else []
 
 
 def turns_for(game: str, rollout_policy) -> SingleActions:
