@@ -27,8 +27,9 @@ SMALL = "search:sims=6,depth=12,candidates=4"  # cheap enough to play whole game
 
 def test_spec_parses_keys_and_defaults():
     assert parse_search("search") == SearchOptions(sims=100)
-    options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30")
+    options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30,value=margin")
     assert (options.sims, options.rollout, options.candidates, options.depth) == (200, "patient", 8, 30)
+    assert options.value == "margin" and parse_search("search").value == "win"
     assert parse_search("search:seconds=0.5").seconds == 0.5
 
 
@@ -41,6 +42,7 @@ def test_spec_parses_keys_and_defaults():
         ("search:sims=4,sims=8", "given twice"),
         ("search:candidates=1", "candidates must be at least 2"),
         ("search:seconds=-1", "must not be negative"),
+        ("search:value=points", "value must be one of win, margin"),
     ],
 )
 def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
@@ -49,7 +51,10 @@ def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
     message = str(error.value)
     assert fault in message and "\n" not in message
     if "bad" in fault or "twice" in fault or "many" in fault:
-        assert "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int)" in message
+        assert (
+            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str)"
+            in message
+        )
 
 
 def test_unknown_rollout_and_cooperative_game_are_refused():

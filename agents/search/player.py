@@ -2,11 +2,11 @@
 
 At each decision the candidates (turns.py) are compared on the same worlds: each pass draws a world with
 `State.resample(seat, rng)` (a full state consistent with the seat's view), plays every surviving candidate
-there and then the rollout heuristic for every seat to the end (or `depth` actions, then who leads), and
-adds up the seat's returns. Sequential halving spends the budget: ceil(log2 k) rounds, each with an equal
-share, after each the worse half of the candidates dropped; the best mean of the last round wins (ties: the
-earlier candidate, the rollout heuristic's own choice first). This is OpenSpiel's IS-MCTS cut to its root
-information set, where our Python engines spend the budget better on more worlds than on a deeper tree.
+there and then the rollout heuristic for every seat to the end (or `depth` actions), and adds up the seat's
+results (`value=win`) or score margins (`value=margin`). Sequential halving spends the budget: ceil(log2 k)
+rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean of the
+last round wins (ties: the earlier candidate, the rollout heuristic's own choice first). This is OpenSpiel's
+IS-MCTS cut to its root information set: no tree below the first move (a deeper tree was not tried).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tabletop.agents.search.turns import turns_for
 DEFAULT_ROLLOUT = {"cromlet": "blocker", "chromino": "keep_options", "kings_cribbage": "greedy"}
 """The rollout heuristic by game: strong for its cost (a rollout is a whole game of it per candidate)."""
 
-COOPERATIVE = {"krz_grtn": "a cooperative game: no opponent to search against (docs/play.md, Search players)"}
+COOPERATIVE = {"krz_grtn": 'a cooperative game: no opponent to search against (docs/training.md, "Search players")'}
 
 
 class SearchAgent:
@@ -97,7 +97,11 @@ class SearchAgent:
             p = world.current_player
             world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
             steps += 1
+        scores = np.asarray(world.scores(), dtype=float)
+        others = np.delete(scores, seat)
+        margin = float(scores[seat] - (others.max() if others.size else 0.0))
+        if self.options.value == "margin":
+            return margin
         if world.is_terminal():
             return float(world.returns()[seat])
-        scores = np.asarray(world.scores(), dtype=float)  # cut short: +1 leading, -1 behind, 0 level
-        return float(np.sign(scores[seat] - np.delete(scores, seat).max()))
+        return float(np.sign(margin))  # cut short: +1 leading, -1 behind, 0 level

@@ -12,25 +12,30 @@ class SearchOptions:
     """A search player's settings. `sims` (rollouts per decision) or `seconds` (CPU seconds per decision)
     sets the budget; `sims` wins when both are given. `rollout` names the heuristic that plays every seat in
     the rollouts (empty: the game's default, `DEFAULT_ROLLOUT`). `candidates` caps the moves compared at one
-    decision; `depth` cuts a rollout after that many actions and scores the position by who leads (0: play to
-    the end)."""
+    decision; `depth` cuts a rollout after that many actions (0: play to the end). `value` is what a rollout
+    counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
+    other score (less noise per rollout, and it aims at the margin rather than the win)."""
 
     sims: int = 0
     seconds: float = 0.0
     rollout: str = ""
     candidates: int = 16
     depth: int = 0
+    value: str = "win"
 
     def __post_init__(self):
         if self.sims < 0 or self.seconds < 0 or self.depth < 0:
             raise ValueError(f"search: sims, seconds and depth must not be negative, got {self}")
         if self.candidates < 2:
             raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
+        if self.value not in VALUES:
+            raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
         if not self.sims and not self.seconds:
             object.__setattr__(self, "sims", DEFAULT_SIMS)
 
 
 DEFAULT_SIMS = 100
+VALUES = ("win", "margin")
 KEYS = {f.name: f.type for f in fields(SearchOptions)}
 _CASTS = {"int": int, "float": float, "str": str}
 
