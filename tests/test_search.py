@@ -30,6 +30,7 @@ def test_spec_parses_keys_and_defaults():
     options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30,value=margin")
     assert (options.sims, options.rollout, options.candidates, options.depth) == (200, "patient", 8, 30)
     assert options.value == "margin" and parse_search("search").value == "win"
+    assert parse_search("search:guard=1").guard == 1 and parse_search("search").guard == 0
     assert parse_search("search:seconds=0.5").seconds == 0.5
 
 
@@ -43,6 +44,7 @@ def test_spec_parses_keys_and_defaults():
         ("search:candidates=1", "candidates must be at least 2"),
         ("search:seconds=-1", "must not be negative"),
         ("search:value=points", "value must be one of win, margin"),
+        ("search:guard=2", "guard must be 0 or 1"),
     ],
 )
 def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
@@ -52,7 +54,7 @@ def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
     assert fault in message and "\n" not in message
     if "bad" in fault or "twice" in fault or "many" in fault:
         assert (
-            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str)"
+            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str), guard (int)"
             in message
         )
 
@@ -178,3 +180,16 @@ def test_kings_cribbage_plans_last_one_move(mode):
         else:
             state.apply(int(np.flatnonzero(state.legal_action_mask())[0]))
     assert starts > 3
+
+
+def test_guard_keeps_the_heuristics_choice_to_the_last_round():
+    """With guard=1 the first candidate (the rollout heuristic's own choice) is rolled out in every round."""
+    env = EnvSpec("cromlet_v0")
+    for i, state in enumerate(_positions("cromlet_v0", {}, seed=9, every=4)[:6]):
+        seat = state.current_player
+        legal = [(int(a),) for a in np.flatnonzero(state.legal_action_mask())]
+        if len(legal) < 4:
+            continue
+        agent = make_agent(env, "search:sims=24,depth=8,guard=1", seed=i)
+        _, count = agent.search(state.resample(seat, np.random.default_rng(0)), seat, legal)
+        assert count[0] == count.max()

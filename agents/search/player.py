@@ -4,9 +4,11 @@ At each decision the candidates (turns.py) are compared on the same worlds: each
 `State.resample(seat, rng)` (a full state consistent with the seat's view), plays every surviving candidate
 there and then the rollout heuristic for every seat to the end (or `depth` actions), and adds up the seat's
 results (`value=win`) or score margins (`value=margin`). Sequential halving spends the budget: ceil(log2 k)
-rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean of the
-last round wins (ties: the earlier candidate, the rollout heuristic's own choice first). This is OpenSpiel's
-IS-MCTS cut to its root information set: no tree below the first move (a deeper tree was not tried).
+rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean over all
+its rollouts wins (ties: the earlier candidate, the rollout heuristic's own choice first). With `guard=1` that
+choice is kept through every round and the last round's own rollouts decide, so the player leaves it only
+when a rival beats it head to head on fresh worlds. This is OpenSpiel's IS-MCTS cut to its root
+information set: no tree below the first move (a deeper tree was not tried).
 """
 
 from __future__ import annotations
@@ -73,17 +75,22 @@ class SearchAgent:
         for r in range(rounds):
             passes = max(1, self.options.sims // (rounds * len(alive)))
             deadline = start + self.options.seconds * (r + 1) / rounds
+            last = np.zeros(len(turns))  # this round's sums: with `guard`, the last round alone decides
             done = 0
             while done < passes if self.options.sims else (done == 0 or time.process_time() < deadline):
                 world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
                 for i in alive:
-                    total[i] += self.rollout(world.clone(), turns[i], seat, seed)
+                    last[i] += self.rollout(world.clone(), turns[i], seat, seed)
                     count[i] += 1
                 done += 1
+            total += last
             if r < rounds - 1:  # keep the better half; a stable sort keeps the earlier of equals
-                alive = sorted(alive, key=lambda i: -total[i] / count[i])[: math.ceil(len(alive) / 2)]
-                alive.sort()
-        best = max(alive, key=lambda i: (total[i] / count[i], -i))
+                keep = sorted(alive, key=lambda i: -total[i] / count[i])[: math.ceil(len(alive) / 2)]
+                if self.options.guard and 0 not in keep:  # the heuristic's own choice stays to the end
+                    keep[-1] = 0
+                alive = sorted(keep)
+        score = last if self.options.guard else total / np.maximum(count, 1)
+        best = max(alive, key=lambda i: (score[i], -i))
         return turns[best], count
 
     def rollout(self, world: Any, turn: tuple[int, ...], seat: int, seed: int) -> float:
