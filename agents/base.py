@@ -26,6 +26,8 @@ class Agent(Protocol):
     """Whether `act` reads the observation vector. Encoding costs time, so game loops (tournaments, the
     seat env, `tabletop play`) encode only for agents that say True and pass None to the others."""
 
+    # Optional: `needs_sample`, True for a player that searches: its `act` then also takes `sample=`, a full
+    # state drawn from what the seat knows (`act_for` passes `state.resample(seat, ...)`, never the state).
     # Optional: `observation_options`, the observer arguments (e.g. `{"features": ("lookahead",)}`) of the
     # vector `act` reads, when they may differ from the table's; absent or None, the table's own.
 
@@ -40,6 +42,16 @@ def observation_for(agent: Agent, env: Any, state: Any, seat: int, out: np.ndarr
     if not agent.needs_observation:
         return None
     return env.observer_for(getattr(agent, "observation_options", None)).encode(state, seat, out=out)
+
+
+def act_for(agent: Agent, env: Any, state: Any, seat: int) -> int:
+    """`agent`'s action for `seat` in `state`, from what it reads: the observation (`observation_for`), the mask,
+    the view, and for an agent that searches (`needs_sample`) one state drawn from what `seat` knows,
+    `state.resample(seat, ...)` with a fixed generator (so it depends on that knowledge only), never `state`."""
+    obs, mask, view = observation_for(agent, env, state, seat), state.legal_action_mask(), state.view(seat)
+    if getattr(agent, "needs_sample", False):
+        return agent.act(obs, mask, view, sample=state.resample(seat, np.random.default_rng(0)))
+    return agent.act(obs, mask, view)
 
 
 UNSEEN_BY_POLICY = ("render_mode", "illegal_action", "reward")  # arguments that change nothing a policy reads

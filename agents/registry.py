@@ -2,7 +2,8 @@
 
 Specs: `random`, a heuristic name such as `greedy`, `ppo:PATH` (a policy file, or a checkpoint or run folder of either backend),
 `onnx:DIR` (an exported policy), `pretrained` (the policy shipped for the game and its arguments in
-`agents/pretrained/`, an export folder like any other).
+`agents/pretrained/`, an export folder like any other), `search` or `search:KEY=VALUE,...` (a search player over
+the game's determinizations, agents/search/).
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         agent.name = PRETRAINED
         return _at_table(agent, env)
     kind, _, path = spec.partition(":")
+    if kind == "search":
+        from tabletop.agents.search import SearchAgent, parse_search
+
+        policies = {"random": RandomAgent, **heuristics(env.env_id)}
+        return SearchAgent(env.env_id, game_of(env.env_id), policies, parse_search(spec), seed=seed, name=spec)
     if path and kind == "ppo":
         require("a trained policy (ppo: agent)", "torch")
         from tabletop.agents.policy_agent import PolicyAgent
@@ -111,6 +117,6 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return _at_table(OnnxAgent(path, env_id=env.env_id), env)
     table = heuristics(env.env_id)
     if spec not in table:
-        allowed = ", ".join(["random", *table, PRETRAINED, "ppo:PATH", "onnx:DIR"])
+        allowed = ", ".join(["random", *table, PRETRAINED, "ppo:PATH", "onnx:DIR", "search[:KEY=VALUE,...]"])
         raise ValueError(f"unknown agent {spec!r} for {env.env_id}; allowed: {allowed}")
     return table[spec](seed=seed)

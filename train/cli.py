@@ -20,7 +20,7 @@ from pathlib import Path
 from tabletop.agents.extras import EXTRA_OF, MissingExtra, missing
 from tabletop.envs import ENV_IDS, EnvSpec
 
-AGENT_SPECS = "random, a heuristic name, pretrained, ppo:PATH, onnx:DIR"
+AGENT_SPECS = "random, a heuristic name, pretrained, ppo:PATH, onnx:DIR, search[:KEY=VALUE,...]"
 DISTRIBUTION = "tabletop-rl"
 
 
@@ -279,8 +279,9 @@ class CommandParser(argparse.ArgumentParser):
             from tabletop.agents.registry import agent_names
 
             rows = [f"  {env_id:<20} {', '.join(agent_names(env_id))}" for env_id in ENV_IDS]
-            self.epilog = "agents by game (every game also takes pretrained, ppo:PATH and onnx:DIR):\n" + "\n".join(
-                rows
+            self.epilog = (
+                "agents by game (every game also takes pretrained, ppo:PATH and onnx:DIR; competitive ones search[:KEY=VALUE,...]):\n"
+                + "\n".join(rows)
             )
         return super().format_help()
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tabletop.agents import Agent, make_agent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import Game, TabletopEnv
 
@@ -181,11 +181,7 @@ def play_game(env: TabletopEnv, seat_agents: list[Agent], seed: int) -> tuple[np
     steps = 0
     while not state.is_terminal():
         seat = state.current_player
-        agent = seat_agents[seat]
-        mask = state.legal_action_mask()
-        obs = observation_for(agent, env, state, seat)
-        action = agent.act(obs, mask, state.view(seat))
-        state.apply(action)
+        state.apply(act_for(seat_agents[seat], env, state, seat))
         steps += 1
     return state.returns(), np.asarray(state.scores(), dtype=float), steps
 

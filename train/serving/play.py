@@ -23,7 +23,7 @@ from typing import TextIO
 import numpy as np
 
 from tabletop.agents import make_agent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 
 MAX_ANSWER_CHARS = 500
@@ -189,8 +189,7 @@ def play(
             action = int(legal[choose(names, lines, out, env.renderer.ansi(env.game_state, seat))])
             out.write(f"you: {env.action_to_string(action)}\n")
         else:
-            obs = observation_for(agent, env, env.game_state, env.game_state.current_player)
-            action = agent.act(obs, seen["action_mask"], env.view(mover))
+            action = act_for(agent, env, env.game_state, env.game_state.current_player)
             seen_by_human = env.renderer.describe(env.game_state, action, seat)
             if seen_by_human is not None:
                 out.write(f"{mover} ({opponent}): {seen_by_human}\n")

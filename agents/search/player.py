@@ -1,0 +1,114 @@
+"""The search player: determinized rollouts (PIMC) from what its seat knows, one decision at a time.
+
+At each decision the candidates (turns.py) are compared on the same worlds: each pass draws a world with
+`State.resample(seat, rng)` (a full state consistent with the seat's view), plays every surviving candidate
+there and then the rollout heuristic for every seat to the end (or `depth` actions), and adds up the seat's
+results (`value=win`) or score margins (`value=margin`). Sequential halving spends the budget: ceil(log2 k)
+rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean over all
+its rollouts wins (ties: the earlier candidate, the rollout heuristic's own choice first). With `guard=1` that
+choice is kept through every round and the last round's own rollouts decide, so the player leaves it only
+when a rival beats it head to head on fresh worlds. This is OpenSpiel's IS-MCTS cut to its root
+information set: no tree below the first move (a deeper tree was not tried).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from tabletop.agents.search.spec import SearchOptions
+from tabletop.agents.search.turns import turns_for
+
+DEFAULT_ROLLOUT = {"cromlet": "blocker", "chromino": "keep_options", "kings_cribbage": "greedy"}
+"""The rollout heuristic by game: strong for its cost (a rollout is a whole game of it per candidate)."""
+
+COOPERATIVE = {"krz_grtn": 'a cooperative game: no opponent to search against (docs/training.md, "Search players")'}
+
+
+class SearchAgent:
+    """Reads its seat's view and `sample`, one full state drawn from what the seat knows (agents.base.act_for
+    passes `state.resample(seat, ...)`, never the state); it draws every world from `sample` again."""
+
+    needs_observation = False
+    needs_sample = True
+
+    def __init__(
+        self, env_id: str, game: str, policies: dict[str, type], options: SearchOptions, seed=None, name="search"
+    ):
+        """`policies`: the rollout heuristics `options.rollout` may name (agents.registry passes the game's)."""
+        if game in COOPERATIVE:
+            raise ValueError(f"no search player for {env_id}: {COOPERATIVE[game]}")
+        table = policies
+        rollout = options.rollout or DEFAULT_ROLLOUT[game]
+        if rollout not in table:
+            raise ValueError(f"unknown rollout policy {rollout!r} for {env_id}; allowed: {', '.join(table)}")
+        self.name, self.options, self.policy = name, options, table[rollout]
+        self.rng = np.random.default_rng(seed)
+        self.guide = self.policy(seed=int(self.rng.integers(2**31)))  # the heuristic's own choice leads the list
+        self.turns = turns_for(game, self.guide)
+
+    def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any], sample: Any = None) -> int:
+        if sample is None:
+            raise ValueError(
+                "the search player needs sample=state.resample(seat, rng) from the game loop "
+                "(tabletop.agents.base.act_for); this loop passed only the view"
+            )
+        planned = self.turns.follow(view, action_mask)
+        if planned is not None:
+            return int(planned)
+        pick = int(self.guide.act(None, action_mask, view))
+        turns = self.turns.candidates(sample, view, action_mask, pick, self.options.candidates, self.rng)
+        best = turns[0] if len(turns) == 1 else self.search(sample, sample.current_player, turns)[0]
+        self.turns.chose(view, best)
+        return int(best[0])
+
+    def search(self, sample: Any, seat: int, turns: list[tuple[int, ...]]) -> tuple[tuple[int, ...], np.ndarray]:
+        """The best of `turns` for `seat` by sequential halving over worlds drawn from `sample`, and every
+        candidate's rollout count (what a teacher would use as visit counts)."""
+        rounds = math.ceil(math.log2(len(turns)))
+        total, count = np.zeros(len(turns)), np.zeros(len(turns), dtype=np.int64)
+        alive = list(range(len(turns)))
+        start = time.process_time()
+        for r in range(rounds):
+            passes = max(1, self.options.sims // (rounds * len(alive)))
+            deadline = start + self.options.seconds * (r + 1) / rounds
+            last = np.zeros(len(turns))  # this round's sums: with `guard`, the last round alone decides
+            done = 0
+            while done < passes if self.options.sims else (done == 0 or time.process_time() < deadline):
+                world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
+                for i in alive:
+                    last[i] += self.rollout(world.clone(), turns[i], seat, seed)
+                    count[i] += 1
+                done += 1
+            total += last
+            if r < rounds - 1:  # keep the better half; a stable sort keeps the earlier of equals
+                keep = sorted(alive, key=lambda i: -total[i] / count[i])[: math.ceil(len(alive) / 2)]
+                if self.options.guard and 0 not in keep:  # the heuristic's own choice stays to the end
+                    keep[-1] = 0
+                alive = sorted(keep)
+        score = last if self.options.guard else total / np.maximum(count, 1)
+        best = max(alive, key=lambda i: (score[i], -i))
+        return turns[best], count
+
+    def rollout(self, world: Any, turn: tuple[int, ...], seat: int, seed: int) -> float:
+        """`seat`'s result after `turn` and the rollout heuristic for every seat (fresh, seeded by `seed`: the
+        same play for every candidate in a world)."""
+        for action in turn:
+            world.apply(action)
+        players = [self.policy(seed=seed + p) for p in range(world.game.num_players)]
+        steps = 0
+        while not world.is_terminal() and (not self.options.depth or steps < self.options.depth):
+            p = world.current_player
+            world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
+            steps += 1
+        scores = np.asarray(world.scores(), dtype=float)
+        others = np.delete(scores, seat)
+        margin = float(scores[seat] - (others.max() if others.size else 0.0))
+        if self.options.value == "margin":
+            return margin
+        if world.is_terminal():
+            return float(world.returns()[seat])
+        return float(np.sign(margin))  # cut short: +1 leading, -1 behind, 0 level

@@ -1,0 +1,65 @@
+"""The `search:KEY=VALUE,...` agent spec: what each key means, its default and its check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+PREFIX = "search"
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """A search player's settings. `sims` (rollouts per decision) or `seconds` (CPU seconds per decision)
+    sets the budget; `sims` wins when both are given. `rollout` names the heuristic that plays every seat in
+    the rollouts (empty: the game's default, `DEFAULT_ROLLOUT`). `candidates` caps the moves compared at one
+    decision; `depth` cuts a rollout after that many actions (0: play to the end). `value` is what a rollout
+    counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
+    other score (less noise per rollout, and it aims at the margin rather than the win). `guard=1` keeps the
+    rollout heuristic's own choice to the last round and decides on that round's rollouts alone."""
+
+    sims: int = 0
+    seconds: float = 0.0
+    rollout: str = ""
+    candidates: int = 16
+    depth: int = 0
+    value: str = "win"
+    guard: int = 0
+
+    def __post_init__(self):
+        if self.sims < 0 or self.seconds < 0 or self.depth < 0:
+            raise ValueError(f"search: sims, seconds and depth must not be negative, got {self}")
+        if self.candidates < 2:
+            raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
+        if self.guard not in (0, 1):
+            raise ValueError(f"search: guard must be 0 or 1, got {self.guard}")
+        if self.value not in VALUES:
+            raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
+        if not self.sims and not self.seconds:
+            object.__setattr__(self, "sims", DEFAULT_SIMS)
+
+
+DEFAULT_SIMS = 100
+VALUES = ("win", "margin")
+KEYS = {f.name: f.type for f in fields(SearchOptions)}
+_CASTS = {"int": int, "float": float, "str": str}
+
+
+def parse_search(spec: str) -> SearchOptions:
+    """`search` or `search:sims=200,rollout=patient` -> SearchOptions; anything else a one-line ValueError
+    naming the fault and the allowed keys."""
+    head, _, body = spec.partition(":")
+    if head != PREFIX:
+        raise ValueError(f"not a search spec: {spec!r} (expected search or search:KEY=VALUE,...)")
+    allowed = f"allowed keys: {', '.join(f'{k} ({t})' for k, t in KEYS.items())}"
+    values = {}
+    for item in filter(None, body.split(",")):
+        key, eq, raw = item.partition("=")
+        if key not in KEYS or not eq:
+            raise ValueError(f"bad search option {item!r} in {spec!r}; {allowed}, as search:sims=200,rollout=NAME")
+        if key in values:
+            raise ValueError(f"search option {key!r} given twice in {spec!r}; {allowed}")
+        try:
+            values[key] = _CASTS[KEYS[key]](raw)
+        except ValueError:
+            raise ValueError(f"search option {key}={raw!r} in {spec!r} is not a {KEYS[key]}; {allowed}") from None
+    return SearchOptions(**values)

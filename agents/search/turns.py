@@ -1,0 +1,80 @@
+"""The moves a search compares at one decision, as action sequences of the player to move.
+
+Most decisions are one action: every legal action is a candidate (Cromlet's plays, Chromino's choice of tile
+and way round, then of its place). A Kings Cribbage move in `action_mode="tiles"` is several place actions and
+a commit; comparing first placements would let the rollout finish the move, so there the candidates are whole
+moves, from the move generator fed with the view, and the chosen one is played out over the next sub-steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tabletop.envs.kings_cribbage.movegen import generate_moves
+
+
+class SingleActions:
+    """Every legal action: the rollout policy's own choice first, then the rest in a seeded random order,
+    at most `limit`."""
+
+    def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+        rest = np.flatnonzero(mask)
+        rest = rest[rest != pick]
+        if len(rest) > limit - 1:
+            rest = np.sort(rng.choice(rest, limit - 1, replace=False))
+        return [(int(pick),), *((int(a),) for a in rest)]
+
+    def follow(self, view, mask) -> int | None:
+        """The next action of a move chosen earlier in this turn (never: every move is one action)."""
+        return None
+
+    def chose(self, view, turn: tuple[int, ...]) -> None:
+        """Nothing to remember: the move was one action."""
+
+
+class WholeMoves(SingleActions):
+    """Kings Cribbage in tiles mode: whole moves (place actions, then commit), ranked by the rollout heuristic's
+    `value` (points when it has none); an exchange turn (no move) is left to the rollout heuristic's choice."""
+
+    def __init__(self, rollout_policy):
+        self.value = getattr(rollout_policy, "value", None)
+        self.plan: list[int] = []
+
+    def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+        if view["action_mode"] != "tiles":  # moves mode: one action is one whole move
+            return super().candidates(state, view, mask, pick, limit, rng)
+        if not view.get("can_move", True):
+            return [(int(pick),)]
+        moves = generate_moves(view["values"], view["colours"], view["rack"])
+        actions, lengths, points = moves.actions, moves.lengths, moves.points
+        done = list(view["pending"])
+        if done:  # a move begun without a plan (the search started mid-move): its continuations
+            ok = (actions[:, : len(done)] == done).all(1)
+            actions, lengths, points = actions[ok], lengths[ok], points[ok]
+        if not len(actions):
+            return [(int(pick),)]
+        score = points if self.value is None else self.value(points, actions, lengths, view)
+        order = np.argsort(-np.asarray(score, dtype=float), kind="stable")[:limit]
+        commit = state.game.commit_action
+        return [(*actions[i, len(done) : lengths[i]].tolist(), commit) for i in order]
+
+    def follow(self, view: dict[str, Any], mask) -> int | None:
+        """The chosen move's next action while the view's pending placements are its beginning (the plan is
+        dropped at its last action, and whenever the position has left it)."""
+        done = list(view.get("pending", ()))
+        plan, self.plan = self.plan, []
+        if len(plan) > len(done) and plan[: len(done)] == done and mask[plan[len(done)]]:
+            self.plan = plan if len(done) + 1 < len(plan) else []
+            return plan[len(done)]
+        return None
+
+    def chose(self, view, turn: tuple[int, ...]) -> None:
+        """Remember a move of several actions to play out over the next sub-steps (one action: nothing)."""
+        self.plan = [*view.get("pending", ()), *turn] if len(turn) > 1 else []
+
+
+def turns_for(game: str, rollout_policy) -> SingleActions:
+    """The candidate generator for a game."""
+    return WholeMoves(rollout_policy) if game == "kings_cribbage" else SingleActions()

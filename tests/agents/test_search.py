@@ -1,0 +1,195 @@
+"""The search player (agents/search/): its spec, its honesty (it reads its seat's view and one resample, so two
+states that agree on the seat's view get the same move under the same seed), determinism, legal play in every
+competitive game and action mode, and how sequential halving spends the budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop import envs
+from tabletop.agents import make_agent
+from tabletop.agents.base import act_for
+from tabletop.agents.search import SearchOptions, parse_search
+from tabletop.envs import EnvSpec
+from tabletop.train.evaluation.tournament import play_game, run_tournament
+
+TABLES = [
+    ("cromlet_v0", {}),
+    ("cromlet_v0", {"num_players": 4, "teams": 2}),
+    ("chromino_v1", {}),
+    ("chromino_v1", {"num_players": 3}),
+    ("kings_cribbage_v0", {"board_size": 7}),
+    ("kings_cribbage_v0", {"action_mode": "moves", "board_size": 7}),
+]
+SMALL = "search:sims=6,depth=12,candidates=4"  # cheap enough to play whole games in a test
+
+
+def test_spec_parses_keys_and_defaults():
+    assert parse_search("search") == SearchOptions(sims=100)
+    options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30,value=margin")
+    assert (options.sims, options.rollout, options.candidates, options.depth) == (200, "patient", 8, 30)
+    assert options.value == "margin" and parse_search("search").value == "win"
+    assert parse_search("search:guard=1").guard == 1 and parse_search("search").guard == 0
+    assert parse_search("search:seconds=0.5").seconds == 0.5
+
+
+@pytest.mark.parametrize(
+    ("spec", "fault"),
+    [
+        ("search:sim=4", "bad search option 'sim=4'"),
+        ("search:sims", "bad search option 'sims'"),
+        ("search:sims=many", "sims='many'"),
+        ("search:sims=4,sims=8", "given twice"),
+        ("search:candidates=1", "candidates must be at least 2"),
+        ("search:seconds=-1", "must not be negative"),
+        ("search:value=points", "value must be one of win, margin"),
+        ("search:guard=2", "guard must be 0 or 1"),
+    ],
+)
+def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
+    with pytest.raises(ValueError) as error:
+        make_agent("cromlet_v0", spec)
+    message = str(error.value)
+    assert fault in message and "\n" not in message
+    if "bad" in fault or "twice" in fault or "many" in fault:
+        assert (
+            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str), guard (int)"
+            in message
+        )
+
+
+def test_unknown_rollout_and_cooperative_game_are_refused():
+    with pytest.raises(ValueError, match="unknown rollout policy 'reply' for cromlet_v0; allowed: random, greedy"):
+        make_agent("cromlet_v0", "search:rollout=reply")
+    with pytest.raises(ValueError, match="no search player for krz_grtn_v1: a cooperative game"):
+        make_agent("krz_grtn_v1", "search")
+
+
+def test_the_view_alone_is_refused_with_the_way_to_call_it():
+    state = envs.make_raw("cromlet_v0").game.new_initial_state(np.random.default_rng(0))
+    agent = make_agent("cromlet_v0", SMALL, seed=0)
+    with pytest.raises(ValueError, match=r"needs sample=state.resample\(seat, rng\)"):
+        agent.act(None, state.legal_action_mask(), state.view(state.current_player))
+
+
+@pytest.mark.parametrize(("env_id", "config"), TABLES, ids=[f"{e}-{c}" for e, c in TABLES])
+def test_plays_whole_games_legally(env_id, config):
+    """Every seat searched; `apply` refuses any illegal action, and the game must end."""
+    env = EnvSpec(env_id, config)
+    table = env.make_raw()
+    agent = make_agent(env, SMALL, seed=1)
+    returns, _, steps = play_game(table, [agent] * table.game.num_players, seed=3)
+    assert steps > 0 and len(returns) == table.game.num_players
+
+
+def _positions(env_id: str, config: dict, seed: int, every: int):
+    """Positions along a seeded random game (clones), every `every`-th, unfinished."""
+    rng = np.random.default_rng(seed)
+    state = envs.make_raw(env_id, **config).game.new_initial_state(rng)
+    out, step = [], 0
+    while not state.is_terminal():
+        if step % every == every - 1:
+            out.append(state.clone())
+        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+        step += 1
+    return out
+
+
+def _hidden(state) -> dict:
+    data = state.to_json()
+    data.pop("rng", None)
+    return data
+
+
+@pytest.mark.parametrize(("env_id", "config"), TABLES, ids=[f"{e}-{c}" for e, c in TABLES])
+def test_the_move_depends_only_on_what_the_seat_knows(env_id, config):
+    """Two states that agree on the mover's view (the true one and a resample for that seat, which differs in
+    what the seat cannot see) get the same move from players built with the same seed."""
+    env = EnvSpec(env_id, config)
+    table, differed, searched = env.make_raw(), 0, 0
+    for i, state in enumerate(_positions(env_id, config, seed=11, every=7)):
+        seat = state.current_player
+        other = state.resample(seat, np.random.default_rng(100 + i))
+        differed += _hidden(other) != _hidden(state)
+        searched += int(state.legal_action_mask().sum()) > 1
+        first, second = make_agent(env, SMALL, seed=5), make_agent(env, SMALL, seed=5)
+        assert act_for(first, table, state, seat) == act_for(second, table, other, seat)
+    assert differed and searched, "no position tested hidden facts that could change a move"
+
+
+def test_act_for_hands_a_resample_never_the_state():
+    """The sample differs from the true state in what the seat cannot see, and is the same for two states that
+    agree on the seat's view: whatever a searching agent does with it, it learns nothing more."""
+    state = _positions("cromlet_v0", {}, seed=2, every=9)[0]
+    seat = state.current_player
+    other = state.resample(seat, np.random.default_rng(1))
+    seen = []
+
+    class Recorder:
+        name, needs_observation, needs_sample = "recorder", False, True
+
+        def act(self, observation, mask, view, sample=None):
+            seen.append(_hidden(sample))
+            return int(np.flatnonzero(mask)[0])
+
+    table = envs.make_raw("cromlet_v0")
+    act_for(Recorder(), table, state, seat)
+    act_for(Recorder(), table, other, seat)
+    assert _hidden(other) != _hidden(state)
+    assert seen[0] != _hidden(state) and seen[0] == seen[1]
+
+
+def test_same_seed_same_games():
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7})
+    runs = [run_tournament(env, [SMALL, "greedy"], 2, seed=4).per_game for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+def test_sequential_halving_spends_the_budget_and_keeps_the_best():
+    """With 8 candidates and 48 rollouts: 3 rounds of 16, every candidate tried, no more than the budget."""
+    env = EnvSpec("cromlet_v0")
+    state = _positions("cromlet_v0", {}, seed=6, every=5)[0]
+    agent = make_agent(env, "search:sims=48,depth=10", seed=0)
+    legal = [(int(a),) for a in np.flatnonzero(state.legal_action_mask())]
+    turns = (legal * 8)[:8]  # 8 candidates (repeats where fewer are legal)
+    best, count = agent.search(
+        state.resample(state.current_player, np.random.default_rng(0)), state.current_player, turns
+    )
+    assert best in turns and count.min() >= 1 and 24 <= count.sum() <= 48
+    assert count.max() == count[turns.index(best)]  # the winner survived every round
+
+
+@pytest.mark.parametrize("mode", ["tiles", "moves"])
+def test_kings_cribbage_plans_last_one_move(mode):
+    """A whole move chosen at a turn's first sub-step is played out over that turn only: at the start of each
+    later turn (nothing pending) there is no plan left to follow, in either action mode."""
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": mode})
+    table = env.make_raw()
+    agent = make_agent(env, SMALL, seed=2)
+    table.reset(seed=8)
+    state, starts = table.game_state, 0
+    while not state.is_terminal():
+        seat = state.current_player
+        if seat == 0:
+            view = state.view(seat)
+            if not view["pending"] and not view["marked_count"]:
+                starts += 1
+                assert agent.turns.follow(view, state.legal_action_mask()) is None
+            state.apply(act_for(agent, table, state, seat))
+        else:
+            state.apply(int(np.flatnonzero(state.legal_action_mask())[0]))
+    assert starts > 3
+
+
+def test_guard_keeps_the_heuristics_choice_to_the_last_round():
+    """With guard=1 the first candidate (the rollout heuristic's own choice) is rolled out in every round."""
+    env = EnvSpec("cromlet_v0")
+    for i, state in enumerate(_positions("cromlet_v0", {}, seed=9, every=4)[:6]):
+        seat = state.current_player
+        legal = [(int(a),) for a in np.flatnonzero(state.legal_action_mask())]
+        if len(legal) < 4:
+            continue
+        agent = make_agent(env, "search:sims=24,depth=8,guard=1", seed=i)
+        _, count = agent.search(state.resample(seat, np.random.default_rng(0)), seat, legal)
+        assert count[0] == count.max()
