@@ -1,0 +1,70 @@
+"""What an algorithm family offers the benchmark runner: a learner that trains in slices, plays, and saves.
+
+The runner owns the schedule. It asks a learner to train up to the next evaluation step, evaluates
+`learner.agent()` against the task's panel on seeds no training game uses, saves, and repeats; so every
+family is evaluated, checkpointed and resumed the same way, and a family only has to learn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from tabletop.agents import Agent
+from tabletop.envs import EnvSpec
+
+TRAINING_SEEDS_BELOW = 10_000_000
+"""Every training game of every family is seeded below this; evaluation games are seeded at or above it."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark task: a game configuration, who the learner plays against, and how it is judged."""
+
+    name: str
+    env: EnvSpec
+    learner_seats: str
+    """"one": the learner plays one seat (rotating) against `opponents`; "all": it plays every seat (cooperative)."""
+    opponents: dict[str, float]
+    """Training opponents and their weights: agent specs, and "self" for the learner's own snapshots."""
+    budget: int
+    """Learner steps (decisions the learner takes) per run."""
+    eval_every: int
+    panel: tuple[str, ...]
+    """Agent specs the evaluation plays (or, when cooperative, the partners it is scored with)."""
+    eval_games: int
+    eval_seed: int
+    """Seed of the first evaluation game; at least TRAINING_SEEDS_BELOW."""
+
+
+class Learner(Protocol):
+    """One run of one family on one task; made by `Family.start`, which resumes it from its folder."""
+
+    steps: int
+    """Learner steps trained so far."""
+
+    def train_until(self, steps: int) -> None:
+        """Train until `steps` learner steps in all (a no-op when already there)."""
+
+    def agent(self) -> Agent:
+        """The current policy as a player that only chooses legal actions, for the evaluation."""
+
+    def save(self) -> None:
+        """Write everything `Family.start` needs to continue from here into the run's folder."""
+
+
+class Family(Protocol):
+    """An algorithm family, named by the suite's `algorithms:` key (e.g. `ppo`, `dqn`, `nfsp`)."""
+
+    name: str
+    description: str
+    defaults: dict[str, Any]
+    """Every hyperparameter the family reads, with its default; a suite file may override any of them."""
+
+    def unsupported(self, task: Task) -> str | None:
+        """Why this family cannot train `task` (e.g. a cooperative one), or None when it can."""
+
+    def start(self, task: Task, params: dict[str, Any], seed: int, folder: Path) -> Learner:
+        """A learner for `task` with `params` (defaults already merged), seeded by `seed`, saving into
+        `folder`; when `folder` holds a save, the learner continues from it."""
