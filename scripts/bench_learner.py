@@ -9,7 +9,8 @@ steadier figure); imports, env construction and one random game per config (numb
 compiled) come before the clocks. The two sides run at the same time, so whatever else the machine is
 doing slows both alike (on 2 cores they take one each when it is idle):
 
-    python scripts/bench_learner.py 366ae83 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml
+    python scripts/bench_learner.py 366ae83 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml \\
+        --after sb3.overlap=true
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_commit import ROOT, tabletop_at  # noqa: E402  (a sibling script)
@@ -32,6 +35,12 @@ from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.policy import actor_weights
 from tabletop.train.selfplay.trainer import make_vec_env, new_model
 config = load_config(sys.argv[1])
+for key, value in json.loads(sys.argv[3]).items():  # the side's overrides, e.g. {"sb3.overlap": true}
+    *path, name = key.split(".")
+    section = config
+    for part in path:
+        section = getattr(section, part)
+    setattr(section, name, value)
 table, rng = config.env.make_raw(), np.random.default_rng(0)
 table.reset(seed=0)
 while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
@@ -64,11 +73,12 @@ print(json.dumps(result))
 """
 
 
-def start_side(python_path: str | None, config: Path, steps: int) -> subprocess.Popen:
-    """One timed learn in a fresh process; `python_path` points `tabletop` at another tree (None: this one)."""
+def start_side(python_path: str | None, config: Path, steps: int, overrides: dict) -> subprocess.Popen:
+    """One timed learn in a fresh process; `python_path` points `tabletop` at another tree (None: this one),
+    `overrides` sets config keys (dotted names) after loading."""
     env = {**os.environ, "PYTHONPATH": python_path} if python_path else dict(os.environ)
     return subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(config), str(steps)],
+        [sys.executable, "-c", CHILD, str(config), str(steps), json.dumps(overrides)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -114,21 +124,38 @@ def main() -> int:
     parser.add_argument("configs", nargs="+", type=Path, help="training configs (YAML), read by both sides")
     parser.add_argument("--steps", type=int, default=4096, help="learner steps per timed run (default: 4096)")
     parser.add_argument("--rounds", type=int, default=2, help="(default: 2)")
+    parser.add_argument(
+        "--after",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a config key on the 'after' side only, VALUE in YAML (e.g. sb3.overlap=true); repeatable",
+    )
     args = parser.parse_args()
+    after = {}
+    for item in args.after:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--after {item!r}: expected KEY=VALUE, e.g. sb3.overlap=true")
+        after[key] = yaml.safe_load(value)
     configs = [path.resolve() for path in args.configs]
     with tabletop_at(args.commit) as python_path:
         sides = {"before": python_path, "after": None}
         totals = {}
         for round_ in range(args.rounds):
             for config in configs:
-                running = {side: start_side(path, config, args.steps) for side, path in sides.items()}
+                running = {
+                    side: start_side(path, config, args.steps, after if side == "after" else {})
+                    for side, path in sides.items()
+                }
                 for side, process in running.items():
                     result = result_of(process, config)
                     print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
                     total = totals.setdefault((config, side), dict.fromkeys(result, 0))
                     for key in total:
                         total[key] += result[key]
-        print(table(configs, totals, f"before = {args.commit}, {args.rounds} rounds of {args.steps} steps"))
+        label = f"before = {args.commit}, after = this checkout {' '.join(args.after)}".rstrip()
+        print(table(configs, totals, f"{label}, {args.rounds} rounds of {args.steps} steps"))
     return 0
 
 

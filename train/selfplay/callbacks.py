@@ -75,9 +75,20 @@ class SelfPlayCallback(BaseCallback):
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "outcome" in info:
                 self.outcomes.append((_category(info.get("opponents", ["team"])), info["outcome"]))
-        step = self.num_timesteps
         if self.bar is not None:
-            self.bar.update(step - self.bar.n)
+            self.bar.update(self.num_timesteps - self.bar.n)
+        if not getattr(self.model, "update_running", False):  # else the learner is mid-update: see on_update_end
+            self._due()
+        return True
+
+    def on_update_end(self) -> None:
+        """An overlapped update (train/selfplay/pipeline.py) has ended: what fell due while it ran, now."""
+        with torch.inference_mode(False):
+            self._due()
+
+    def _due(self) -> None:
+        """Snapshot, evaluate and checkpoint the learner where the step count has crossed their intervals."""
+        step = self.num_timesteps
         if step >= self.next_snapshot:
             self.run.add_snapshot(self.model, f"step_{step:09d}")
             self.next_snapshot = next_multiple(step, self.run.config.opponents.snapshot_every)
@@ -96,7 +107,6 @@ class SelfPlayCallback(BaseCallback):
         if step >= self.next_checkpoint:
             self.run.save_checkpoint(self.model)
             self.next_checkpoint = next_multiple(step, self.run.config.checkpoint.every)
-        return True
 
     def _on_rollout_end(self) -> None:
         """Training-time results by opponent kind over the last 1000 games (a cheap, noisy curve)."""

@@ -253,6 +253,13 @@ SB3 = Section(
         Param("target_kl", None, "stop an update's epochs past this KL", **optional(number(0, above=True))),
         Param("margin_shaping", 0.0, "0: the env's reward only", **number(0)),
         Param(
+            "overlap",
+            False,
+            "update on a second thread while the next rollout is collected (one update of policy lag)",
+            check=lambda v: isinstance(v, bool),
+            allowed="true or false",
+        ),
+        Param(
             "sampling",
             "uniform",
             "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)",

@@ -47,6 +47,7 @@ from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
 from tabletop.train.selfplay.imitation import warm_start
 from tabletop.train.selfplay.logs import EvalLog, make_logger
 from tabletop.train.selfplay.opponents import OpponentPool
+from tabletop.train.selfplay.pipeline import learn_overlapped
 from tabletop.train.selfplay.plots import learning_curve
 from tabletop.train.selfplay.policy import actor_weights, build_policy, config_spec, network_policy, policy_file
 from tabletop.train.selfplay.seat_env import SeatEnv
@@ -152,20 +153,41 @@ def _stop_workers(vec_env: VecEnv) -> None:
 class SelfPlayPPO(MaskablePPO):
     """MaskablePPO whose rollouts run under `torch.inference_mode` (SB3's own `no_grad` tracks versions and
     views that a rollout never needs): the same numbers, the learner's forward pass at 16 games ~13% cheaper.
-    Callbacks that build or save tensors during a rollout leave the mode (`SelfPlayCallback`)."""
+    Callbacks that build or save tensors during a rollout leave the mode (`SelfPlayCallback`). With
+    `overlap`, each update runs on a thread while the next rollout is collected (train/selfplay/pipeline.py)."""
+
+    overlap = False
+    update_running = False  # True while an overlapped update holds the learner
 
     def collect_rollouts(self, *args, **kwargs) -> bool:
         with torch.inference_mode():
             return super().collect_rollouts(*args, **kwargs)
+
+    def learn(
+        self,
+        total_timesteps: int,
+        callback=None,
+        log_interval: int = 1,
+        tb_log_name: str = "MaskablePPO",
+        reset_num_timesteps: bool = True,
+        **kwargs,
+    ):
+        if not self.overlap:
+            return super().learn(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps, **kwargs)
+        if kwargs:
+            raise ValueError(f"an overlapped learner takes no {', '.join(kwargs)}")
+        return learn_overlapped(self, total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps)
 
 
 def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
     """A fresh MaskablePPO learner of the config's network (`network.kind`) on `vec_env` (CPU, seeded)."""
     policy_class, kwargs = network_policy(config.network, config.env)
     rollout = {"n_steps": config.sb3.n_steps, "target_kl": config.sb3.target_kl}
-    return SelfPlayPPO(
+    model = SelfPlayPPO(
         policy_class, vec_env, **vars(config.ppo), **rollout, policy_kwargs=kwargs, seed=config.seed, device="cpu"
     )
+    model.overlap = config.sb3.overlap
+    return model
 
 
 class Run:
