@@ -16,7 +16,14 @@ from tabletop.agents.networks import KINDS, board, circles, mlp, moves, roles
 from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.envs import EnvSpec
 
-DEFAULTS = {"hidden": [256, 256], "activation": "tanh", "width": 32, "blocks": 1}  # a config's `network:` defaults
+DEFAULTS = {
+    "hidden": [256, 256],
+    "activation": "tanh",
+    "width": 32,
+    "blocks": 1,
+    "critic": "full",
+}  # `network:` defaults
+CRITIC_INPUTS = {"full": "every kind", "pooled": "circles"}  # what the critic reads, and the kinds that offer it
 CRITIC_PREFIXES = (
     "value_net.",
     "mlp_extractor.value_net.",
@@ -45,6 +52,9 @@ def network_spec(env: EnvSpec, kind: str = "mlp", **sizes: Any) -> dict[str, Any
     spec["hidden"] = list(spec["hidden"])
     if spec["activation"] not in ACTIVATIONS:
         raise ValueError(f"unknown network.activation {spec['activation']!r}; allowed: {', '.join(ACTIVATIONS)}")
+    if spec["critic"] not in CRITIC_INPUTS or spec["critic"] == "pooled" and kind != "circles":
+        offered = ", ".join(f"{name} ({kinds})" for name, kinds in CRITIC_INPUTS.items())
+        raise ValueError(f"network.critic {spec['critic']!r} does not fit network.kind {kind!r}; allowed: {offered}")
     spec["structure"] = structures[kind](table) if kind != "mlp" else None
     spec["observation_size"] = int(table.observation_space(table.possible_agents[0])["observation"].shape[0])
     spec["num_actions"] = int(table.game.num_actions)
@@ -58,7 +68,8 @@ def build_extractor(spec: dict[str, Any]) -> nn.Module:
     if kind == "mlp":
         return mlp.MlpExtractor(features, critic, activation)
     if kind == "circles":
-        return circles.CircleExtractor(features, s, width, blocks, critic, activation)
+        pooled_critic = spec.get("critic", "full") == "pooled"  # a policy file older than the key: "full"
+        return circles.CircleExtractor(features, s, width, blocks, critic, activation, pooled_critic)
     if kind == "board":
         return board.BoardExtractor(s, width, blocks, critic, activation)
     if kind == "moves":
@@ -109,6 +120,6 @@ def retarget(policy: ActorCritic, env: EnvSpec) -> ActorCritic:
             f"a {policy.spec['kind']} policy's weights fit one player count only; "
             "--players needs a network kind shared across seats (network.kind: roles)"
         )
-    target = ActorCritic(network_spec(env, "roles", **{k: policy.spec[k] for k in DEFAULTS}))
+    target = ActorCritic(network_spec(env, "roles", **{k: policy.spec.get(k, v) for k, v in DEFAULTS.items()}))
     roles.transfer_actor(policy, target)
     return target.eval()

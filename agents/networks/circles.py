@@ -6,7 +6,10 @@ residual blocks let each circle see the mean of its cromlet and of the whole boa
 "play / play and claim / wild / wild and claim on circle c" come from circle c's embedding alone, so
 what is learnt about one circle holds for every circle in the same situation; the two trade actions
 come from pooled embeddings. The critic is a separate MLP (`hidden`) over the whole observation, so
-fitting values never moves the policy's weights (and a dense critic costs less than a second encoder).
+fitting values never moves the policy's weights (and a dense critic costs less than a second encoder);
+with `critic: pooled` it reads the actor's pooled summary instead (means and maxima of the circle
+embeddings, and the globals), detached so that fitting values still never moves the policy: its first
+layer shrinks from 3,598 inputs to 2 x width + 14, the largest single cost of a PPO minibatch.
 Everything is plain linear algebra, gathers and reductions: it exports to
 ONNX like the MLP.
 """
@@ -75,6 +78,7 @@ class CircleExtractor(nn.Module):
         blocks: int,
         critic: list[int],
         activation: type[nn.Module],
+        pooled_critic: bool = False,
     ):
         super().__init__()
         s = structure
@@ -87,7 +91,8 @@ class CircleExtractor(nn.Module):
         self.extra_logits = nn.Sequential(
             nn.Linear(pooled_size, width), activation(), nn.Linear(width, s["extra_actions"])
         )
-        self.critic = hidden_layers(features, critic, activation)
+        self.pooled_critic = pooled_critic
+        self.critic = hidden_layers(pooled_size if pooled_critic else features, critic, activation)
         self.latent_dim_pi = self.entity_actions * self.entities + s["extra_actions"]
         self.latent_dim_vf = critic[-1]
 
@@ -96,17 +101,29 @@ class CircleExtractor(nn.Module):
         entities = features[:, self.offset : end].reshape(-1, self.entities, self.channels)
         return entities, torch.index_select(features, 1, self.global_index)
 
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+    def _actor(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the logits, the pooled summary they were computed from)."""
         entities, globals_ = self._inputs(features)
         h = self.actor(entities, globals_)
+        summary = pooled(h, globals_)
         per_entity = self.entity_logits(h).transpose(1, 2).reshape(h.shape[0], -1)  # action = kind * 132 + circle
-        return torch.cat([per_entity, self.extra_logits(pooled(h, globals_))], dim=1)
+        return torch.cat([per_entity, self.extra_logits(summary)], dim=1), summary
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self._actor(features)[0]
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return self.critic(features)
+        if not self.pooled_critic:
+            return self.critic(features)
+        with torch.no_grad():
+            summary = self._actor(features)[1]
+        return self.critic(summary)
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
+        if not self.pooled_critic:
+            return self.forward_actor(features), self.forward_critic(features)
+        logits, summary = self._actor(features)  # one pass of the encoder for both heads
+        return logits, self.critic(summary.detach())
 
     def logit_heads(self) -> list[nn.Module]:
         return [self.entity_logits, self.extra_logits[-1]]

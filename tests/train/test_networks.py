@@ -104,3 +104,29 @@ def test_circles_kind_is_refused_for_a_game_without_circles():
     data["network"] = {"kind": "transformer"}
     with pytest.raises(ConfigError, match="network: kind='transformer' is not allowed; allowed: 'mlp', 'circles'"):
         parse_config(data)
+
+
+def test_a_pooled_critic_reads_the_actors_summary_and_never_moves_the_actor():
+    spec = EnvSpec("cromlet_v0", {"num_players": 2})
+    pooled = NetworkConfig(kind="circles", hidden=[16], width=8, blocks=1, activation="relu", critic="pooled")
+    policy = untrained_policy(pooled, spec, 0)
+    full = untrained_policy(CIRCLES, spec, 0)
+    extractor = policy.mlp_extractor
+    assert extractor.critic[0].in_features == 2 * 8 + len(extractor.global_index)  # not the 3,598 observation numbers
+    assert full.mlp_extractor.critic[0].in_features == spec.make_raw().observer.layout.size
+    observations, _ = export.sample_positions(spec, 4)
+    obs = torch.as_tensor(observations)
+    logits, latent = extractor(obs)
+    assert torch.equal(logits, extractor.forward_actor(obs))
+    assert torch.allclose(latent, extractor.forward_critic(obs))
+    policy.value_net(latent).sum().backward()  # the value loss alone
+    actor_grads = [p.grad for name, p in extractor.named_parameters() if not name.startswith("critic.")]
+    assert all(g is None or not g.any() for g in actor_grads)
+    assert any(p.grad is not None and p.grad.any() for p in extractor.critic.parameters())
+
+
+def test_a_pooled_critic_is_refused_for_a_kind_without_a_summary():
+    with pytest.raises(ConfigError, match="critic 'pooled' does not fit network.kind 'mlp'"):
+        parse_config({"env_id": "cromlet_v0", "total_steps": 10, "network": {"critic": "pooled"}})
+    with pytest.raises(ConfigError, match="critic=.half. is not allowed; allowed: .full., .pooled."):
+        parse_config({"env_id": "cromlet_v0", "total_steps": 10, "network": {"critic": "half"}})

@@ -30,7 +30,7 @@ import yaml
 from tabletop import envs
 from tabletop.agents import agent_names
 from tabletop.agents.networks import KINDS
-from tabletop.agents.networks.actor_critic import DEFAULTS, network_spec
+from tabletop.agents.networks.actor_critic import CRITIC_INPUTS, DEFAULTS, network_spec
 from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
@@ -180,6 +180,12 @@ NETWORK = Section(
             **integer(1),
         ),
         Param("blocks", DEFAULTS["blocks"], "a structured kind's residual blocks", **integer(0)),
+        Param(
+            "critic",
+            DEFAULTS["critic"],
+            "what the critic reads: full (the observation) or pooled (circles: the actor's pooled summary)",
+            choices=tuple(CRITIC_INPUTS),
+        ),
         Param(
             "frozen_role",
             None,
@@ -451,11 +457,11 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: env_id {config.env_id!r} is not available yet ({err})") from None
     except (TypeError, ValueError) as err:  # ParameterError is both
         raise ConfigError(f"{source}: env_kwargs are not accepted by {config.env_id}: {err}") from None
-    if config.network.kind != "mlp":
+    if config.network.kind != "mlp" or config.network.critic != DEFAULTS["critic"]:
         if config.backend != "sb3":
             raise ConfigError(f"{source}: backend: {config.backend} trains network.kind 'mlp' only")
         try:  # the game's observer says whether it offers the kind, and what its arguments lack for it
-            network_spec(config.env, config.network.kind)
+            network_spec(config.env, config.network.kind, critic=config.network.critic)
         except ValueError as err:
             raise ConfigError(f"{source}: {err}") from None
     if config.network.frozen_role is not None and config.network.kind != "roles":

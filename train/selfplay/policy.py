@@ -14,7 +14,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from tabletop.agents.networks.actor_critic import build_extractor, network_spec
+from tabletop.agents.networks.actor_critic import DEFAULTS, build_extractor, network_spec
 from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.agents.networks.roles import ROLE_WEIGHTS
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy
@@ -23,7 +23,7 @@ from tabletop.envs import EnvSpec
 
 def config_spec(network, env: EnvSpec) -> dict[str, Any]:
     """The `network_spec` of a config's `network:` section (a NetworkConfig) on the game `env`."""
-    sizes = {k: getattr(network, k) for k in ("hidden", "activation", "width", "blocks")}
+    sizes = {k: getattr(network, k) for k in DEFAULTS}
     return network_spec(env, network.kind, **sizes)
 
 
