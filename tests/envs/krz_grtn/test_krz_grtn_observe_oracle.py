@@ -1,0 +1,58 @@
+"""KRZ GRTN's encoder against the one it replaced (tests/oracles/krz_grtn_observe.py): the same float32
+vector, bit for bit, for every seat of positions from random games of every player count, private and
+omniscient, with and without the `roles` feature group, and with an output buffer reused dirty.
+
+CI checks a few thousand encodings; `KRZ_DIFF_POSITIONS=100000 python -m pytest -q -n 0
+tests/envs/krz_grtn/test_krz_grtn_observe_oracle.py` runs the large differential check (docs/testing.md
+records its last run).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from oracles.krz_grtn_observe import OracleObserver
+from support.krz_grtn import random_states
+
+from tabletop.envs.krz_grtn.observe import ROLES, KrzGrtnObserver
+
+POSITIONS = int(os.environ.get("KRZ_DIFF_POSITIONS", "400"))
+CONFIGS = ({"num_players": 4}, {"num_players": 2}, {"num_players": 6}, {"num_players": 3}, {"num_players": 5})
+
+
+def _positions(count: int):
+    """(state, where) along seeded random games, the player counts taking turns game by game."""
+    seen = 0
+    for seed in range(10**6):
+        config = CONFIGS[seed % len(CONFIGS)]
+        for state, _ in random_states(config["num_players"], games=1, seed=seed):
+            yield state, f"{config} seed {seed}"
+            seen += 1
+            if seen >= count:
+                return
+
+
+def test_the_encoder_matches_the_oracle_on_random_positions():
+    observers = {}
+    compared = 0
+    for state, where in _positions(POSITIONS):
+        game = state.game
+        for omniscient in (False, True):
+            for features in ((), (ROLES,)):
+                key = (game.num_players, omniscient, features)
+                if key not in observers:
+                    observers[key] = (
+                        KrzGrtnObserver(game, omniscient, features),
+                        OracleObserver(game, omniscient, features),
+                    )
+                ours, oracle = observers[key]
+                for seat in range(game.num_players):
+                    expected = oracle.encode(state, seat)
+                    dirty = np.full(ours.layout.size, 7.0, dtype=np.float32)
+                    for got in (ours.encode(state, seat), ours.encode(state, seat, dirty)):
+                        assert got.dtype == expected.dtype and np.array_equal(got, expected), (
+                            f"{where}, seat {seat}, omniscient={omniscient}, features={features}"
+                        )
+                    compared += 1
+    assert compared >= POSITIONS * 2 * 2 * 2
