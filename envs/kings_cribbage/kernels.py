@@ -542,3 +542,20 @@ def rack_combos(options, choices, order_rows, order_start, order_count, pad: int
                 orderings[start[c] + k, j] = faces[c, order_rows[order_start[pattern[c]] + k, j]]
     combos_of = np.searchsorted(size, np.arange(MAX_HAND + 2))
     return faces[:, :MAX_HAND], size, start, count, orderings, combos_of
+
+
+@numba.njit(cache=True)
+def board_planes(obs, values, colours, rank_at, colour_at) -> int:
+    """The observation's board planes, into the zeroed `obs`: 1 at `rank_at[v] + cell` where a tile showing
+    value v lies and at `colour_at[colour] + cell`; returns how many tiles lie on the board."""
+    n = values.shape[1]
+    tiles = 0
+    for r in range(values.shape[0]):
+        for c in range(n):
+            v = values[r, c]
+            if v:
+                cell = r * n + c
+                obs[rank_at[v] + cell] = 1
+                obs[colour_at[colours[r, c]] + cell] = 1
+                tiles += 1
+    return tiles

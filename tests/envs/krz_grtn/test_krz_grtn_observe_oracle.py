@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 from oracles.krz_grtn_observe import OracleObserver
+from support.encoders import assert_same_encoding
 from support.krz_grtn import random_states
 
 from tabletop.envs.krz_grtn.observe import ROLES, KrzGrtnObserver
@@ -48,11 +48,6 @@ def test_the_encoder_matches_the_oracle_on_random_positions():
                     )
                 ours, oracle = observers[key]
                 for seat in range(game.num_players):
-                    expected = oracle.encode(state, seat)
-                    dirty = np.full(ours.layout.size, 7.0, dtype=np.float32)
-                    for got in (ours.encode(state, seat), ours.encode(state, seat, dirty)):
-                        assert got.dtype == expected.dtype and np.array_equal(got, expected), (
-                            f"{where}, seat {seat}, omniscient={omniscient}, features={features}"
-                        )
+                    assert_same_encoding(ours, oracle, state, seat, f"{where}, omniscient={omniscient}, {features}")
                     compared += 1
     assert compared >= POSITIONS * 2 * 2 * 2
