@@ -2,9 +2,11 @@
 float32 vector, bit for bit, for every seat of positions from random games of both action modes and every
 player count, private and omniscient, into a fresh vector and into a reused dirty one.
 
-CI checks a few hundred positions; `KC_OBS_DIFF_POSITIONS=100000 python -m pytest -q -n 0
-tests/envs/kings_cribbage/test_kings_cribbage_observe_oracle.py` runs the large differential check
-(docs/testing.md records its last run).
+The board planes, the part a kernel now writes (`kernels.board_planes`), are also compared alone with the
+numpy gathers they replaced on random boards no game reaches (of every size and fill). CI checks a few
+hundred positions and boards; `KC_OBS_DIFF_POSITIONS=N python -m pytest -q -n 0
+tests/envs/kings_cribbage/test_kings_cribbage_observe_oracle.py` runs a large check (docs/testing.md records
+its last runs).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 from oracles.kings_cribbage_observe import OracleObserver
 from support.encoders import assert_same_encoding
 
+from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 
@@ -61,3 +64,29 @@ def test_the_encoder_matches_the_oracle_on_random_positions():
                 assert_same_encoding(ours, oracle, state, seat, f"{where}, omniscient={omniscient}")
                 compared += 1
     assert compared >= POSITIONS * 2 * 2
+
+
+def _numpy_board_planes(obs, values, colours, rank_at, colour_at) -> int:
+    """The numpy gathers `kernels.board_planes` replaced (as tests/oracles/kings_cribbage_observe.py has them)."""
+    flat = values.reshape(-1)
+    occupied = flat.nonzero()[0]
+    obs[rank_at.take(flat.take(occupied)) + occupied] = 1
+    obs[colour_at.take(colours.reshape(-1).take(occupied)) + occupied] = 1
+    return len(occupied)
+
+
+def test_the_board_planes_match_the_numpy_gathers_on_random_boards():
+    rng = np.random.default_rng(3)
+    observers = {}
+    for i in range(POSITIONS):
+        size = int(rng.integers(5, 27))
+        if size not in observers:
+            observers[size] = KingsCribbageObserver(KingsCribbageGame(board_size=size), False)
+        observer = observers[size]
+        filled = rng.random((size, size)) < rng.random()
+        values = np.where(filled, rng.integers(1, 14, (size, size)), 0).astype(np.int8)
+        colours = np.where(filled, rng.integers(0, 2, (size, size)), 0).astype(np.int8)
+        got, expected = observer.layout.zeros(), observer.layout.zeros()
+        tiles = kernels.board_planes(got, values, colours, observer._rank_at, observer._colour_at)
+        assert tiles == _numpy_board_planes(expected, values, colours, observer._rank_at, observer._colour_at)
+        assert np.array_equal(got, expected), f"board {i} of size {size}"
