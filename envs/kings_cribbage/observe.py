@@ -5,7 +5,9 @@ show committed tiles and the tiles of the move being built (marked in `pending`)
 `action_mode="moves"` nothing is ever built or chosen piece by piece, so `pending` and the exchange choices
 are left out, and the mover's offered moves and exchanges come instead, one row each.
 
-`encode` runs at every step, so it writes by flat index into the vector instead of through named blocks.
+`encode` runs at every step, so it writes by flat index into the vector instead of through named blocks, the
+board planes in one kernel pass (`kernels.board_planes`; the numpy encoding it replaced is the oracle
+tests/oracles/kings_cribbage_observe.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from tabletop.envs.core import Layout
 from tabletop.envs.core.structures import board_structure, indices, require_segments
+from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES
 from tabletop.envs.kings_cribbage.move_features import NUM_FEATURES, encode_exchanges, encode_moves
 from tabletop.envs.kings_cribbage.movegen import FIRST_MOVE_BONUS, FULL_RACK_BONUS, ONE_COLOUR_BONUS
@@ -170,10 +173,7 @@ class KingsCribbageObserver:
         if out is not None:
             obs.fill(0)  # what follows writes only the nonzero entries
         order = [(player + i) % n for i in range(n)]
-        flat = state.values.reshape(-1)
-        occupied = flat.nonzero()[0]
-        obs[self._rank_at.take(flat.take(occupied)) + occupied] = 1
-        obs[self._colour_at.take(state.colours.reshape(-1).take(occupied)) + occupied] = 1
+        tiles = kernels.board_planes(obs, state.values, state.colours, self._rank_at, self._colour_at)
         mover = state.current_player
         rack = at["rack"]
         for kind in state.racks[player]:
@@ -195,7 +195,7 @@ class KingsCribbageObserver:
             obs[at["to_move"] + (mover - player) % n] = 1
         if mover >= 0 and (player == mover or self.omniscient):
             can_move = len(state.moves) > 0
-            obs[at["phase"] + (0 if can_move and not len(occupied) else (1 if can_move else 2))] = 1
+            obs[at["phase"] + (0 if can_move and not tiles else (1 if can_move else 2))] = 1
             if g.moves_mode:
                 self._encode_options(state, obs)
         obs[at["passes"]] = state.passes / (g.stall_rounds * n)

@@ -15,6 +15,7 @@ from itertools import permutations, product
 
 import numpy as np
 
+from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.scoring import MAX_HAND, MIN_HAND, TILE_KEY
 from tabletop.envs.kings_cribbage.tiles import FACE_VALUE, FACES_OF_KIND, NUM_FACES
 
@@ -63,31 +64,24 @@ class Template:
 
 @cache
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:
-    """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces."""
+    """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces
+    (built by `kernels.rack_combos`; the numpy formulas it replaced: tests/oracles/kings_cribbage_rack.py)."""
     tiles = len(options_of_tile)
     options = np.full((tiles, 3), -1, dtype=np.int64)
     options[:, 0] = _PAD
     for i, faces in enumerate(options_of_tile):
         options[i, 1 : 1 + len(faces)] = faces
-    chosen = options[np.arange(tiles), _CHOICES[tiles]]
-    size = (chosen != _PAD).sum(1)
-    chosen = np.sort(chosen[(chosen >= 0).all(1) & (size >= MIN_HAND)], axis=1)
-    chosen = np.hstack([chosen, np.full((len(chosen), MAX_HAND - tiles), _PAD)])
-    size = (chosen != _PAD).sum(1)
-    code = size
-    for column in chosen.T:
-        code = code * (_PAD + 1) + column
-    chosen = chosen[np.unique(code, return_index=True)[1]]
-    size = (chosen != _PAD).sum(1)
-    real = chosen != _PAD
-    equal = (chosen[:, 1:] == chosen[:, :-1]) & real[:, 1:]
-    pattern = size * 16 + (equal * (1 << np.arange(MAX_HAND - 1))).sum(1)
-    count = _ORDER_COUNT[pattern]
-    start = np.cumsum(count) - count
-    rows = np.repeat(_ORDER_START[pattern] - start, count) + np.arange(count.sum())
-    faces = np.hstack([np.where(real, chosen, -1), np.full((len(chosen), 1), -1)])
-    orderings = faces[np.repeat(np.arange(len(faces)), count)[:, None], _ORDER_ROWS[rows]]
-    return Template(faces[:, :MAX_HAND], size, start, count, orderings, np.searchsorted(size, np.arange(MAX_HAND + 2)))
+    return Template(
+        *kernels.rack_combos(options, _CHOICES[tiles], _ORDER_ROWS, _ORDER_START, _ORDER_COUNT, _PAD, MIN_HAND)
+    )
+
+
+def rack_options(rack: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """(each tile's faces as indices into the rack's sorted distinct faces, those faces) of a rack of kinds."""
+    options = [FACES_OF_KIND[kind] for kind in rack]
+    faces = tuple(sorted(set().union(*options)))
+    index = {face: i for i, face in enumerate(faces)}
+    return tuple(tuple(index[face] for face in faces_of) for faces_of in options), faces
 
 
 @lru_cache(maxsize=1 << 14)
@@ -95,8 +89,5 @@ def rack_template(rack: tuple[int, ...]) -> tuple[Template, np.ndarray]:
     """(template, label) of a rack of kinds (sorted tuple): the combos as indices into its sorted distinct faces,
     shared by every rack whose tiles offer the same choices among them, and those faces (then -1, the padding).
     A move kernel relabels them as it reads them; the cache spares the Python of the lookup on repeated racks."""
-    options = [FACES_OF_KIND[kind] for kind in rack]
-    faces = tuple(sorted(set().union(*options)))
-    index = {face: i for i, face in enumerate(faces)}
-    template = _template(tuple(tuple(index[face] for face in faces_of) for faces_of in options))
-    return template, np.array(faces + (-1,), dtype=np.int64)
+    options, faces = rack_options(rack)
+    return _template(options), np.array(faces + (-1,), dtype=np.int64)

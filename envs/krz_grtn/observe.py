@@ -308,8 +308,8 @@ class KrzGrtnObserver:
         out[at["levels_passed"] + state.level_index] = 1.0
         out[s["level_card"]] = self.level_card[index]
         out[at["lives"] + state.lives] = 1.0
-        self._seats(state, seat, out[s["seats"]].reshape(n, SEAT_FEATURES))
-        out[at["bag"]] = state.bag.sum() / TOTAL_LETTERS
+        self._seats(state, seat, out)
+        out[at["bag"]] = _bag_size(state) / TOTAL_LETTERS
         out[s["own_letters"]] = state.supply[seat]
         if game.blanks_per_player:
             out[at["own_blanks"]] = state.blanks[seat] / game.blanks_per_player
@@ -364,7 +364,7 @@ class KrzGrtnObserver:
             np.mean(owned) / MAX_TILE_LIMIT,
             min(owned) / MAX_TILE_LIMIT,
             len(givers) / 5,
-            state.bag.sum() / TOTAL_LETTERS,
+            _bag_size(state) / TOTAL_LETTERS,
             (len(givers) if state.phase == GUESS else 0) / 5,
             max(0, state.held[seat] - game.tile_limit) / MAX_TILE_LIMIT,
         )
@@ -383,18 +383,21 @@ class KrzGrtnObserver:
                 for k, clue in enumerate(clues):
                     block[c, k] = pair_match(concept, clue)
 
-    def _seats(self, state: KrzGrtnState, seat: int, block: np.ndarray) -> None:
-        n = self.game.num_players
+    def _seats(self, state: KrzGrtnState, seat: int, out: np.ndarray) -> None:
+        """The `seats` block, one row of SEAT_FEATURES per seat from the observer clockwise, written by flat
+        index (row `(p - seat) % n` is seat p's)."""
+        n, start = self.game.num_players, self.at["seats"]
         held, clued, limit = state.held, state.clue_letters, self.game.tile_limit
-        block[:, 2] = [(held[p] + clued[p]) / limit for p in self.order[seat]]
-        block[(state.x - seat) % n, 0] = 1.0
+        for slot, p in enumerate(self.order[seat]):
+            out[start + slot * SEAT_FEATURES + 2] = (held[p] + clued[p]) / limit
+        out[start + (state.x - seat) % n * SEAT_FEATURES] = 1.0
         if state.current_player >= 0:
-            block[(state.current_player - seat) % n, 1] = 1.0
+            out[start + (state.current_player - seat) % n * SEAT_FEATURES + 1] = 1.0
         givers = state.givers()
         for giver in givers[: state.clues_done]:
-            block[(giver - seat) % n, 3] = 1.0
+            out[start + (giver - seat) % n * SEAT_FEATURES + 3] = 1.0
         for giver in givers[: state.votes]:
-            block[(giver - seat) % n, 4] = 1.0
+            out[start + (giver - seat) % n * SEAT_FEATURES + 4] = 1.0
 
     def _hidden(self, state: KrzGrtnState, seat: int, out: np.ndarray) -> None:
         s, n = self.s, self.game.num_players
@@ -408,6 +411,12 @@ class KrzGrtnObserver:
             out[s["true_target"]] = FEATURES[state.target]
             if state.target_position >= 0:
                 out[s["true_target_position"].start + state.target_position] = 1.0
+
+
+def _bag_size(state: KrzGrtnState) -> int:
+    """Letters in the middle: every letter is in the bag, behind a screen (`held`) or in a clue (`clue_letters`),
+    so a sum of two short lists gives what `state.bag.sum()` gives, without a numpy call."""
+    return TOTAL_LETTERS - sum(state.held) - sum(state.clue_letters)
 
 
 def _clue(tiles: list[int], out: np.ndarray, start: int) -> None:

@@ -2,7 +2,8 @@
 the same moves, points and order for every rack on boards from random games of both action modes and every
 player count, the same offered moves, and the same sub-step narrowing and masks.
 
-A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
+The rack templates (every combo of a rack and its orderings) are compared with the numpy code they replaced
+on as many random racks of 0-5 tiles. A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
 the offer made from them at several limits. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
 large differential check (docs/kings_cribbage.md, Speed, records its last run).
 """
@@ -16,12 +17,14 @@ import pytest
 from oracles import kings_cribbage_rules as rules_oracle
 from oracles.kings_cribbage_movegen import oracle_moves
 from oracles.kings_cribbage_offer import offered_moves as oracle_offer
+from oracles.kings_cribbage_rack import template as oracle_template
 
 from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
+from tabletop.envs.kings_cribbage.rack import _template, rack_options
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
-from tabletop.envs.kings_cribbage.tiles import RACK_SIZE
+from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, RACK_SIZE
 
 POSITIONS = int(os.environ.get("KC_DIFF_POSITIONS", "600"))
 CONFIGS = (
@@ -111,3 +114,14 @@ def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
                 checked += 1
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
     assert checked >= 100
+
+
+def test_rack_templates_match_the_numpy_code_on_random_racks():
+    rng = np.random.default_rng(7)
+    for _ in range(POSITIONS):
+        rack = tuple(sorted(int(k) for k in rng.integers(NUM_KINDS, size=int(rng.integers(RACK_SIZE + 1)))))
+        options, _ = rack_options(rack)
+        built, expected = _template.__wrapped__(options), oracle_template(options)
+        for name in ("faces", "size", "start", "count", "orderings", "combos_of"):
+            a, e = getattr(built, name), getattr(expected, name)
+            assert a.dtype == e.dtype and np.array_equal(a, e), f"{name} differ: rack {rack}"

@@ -1,0 +1,93 @@
+"""Time code that replaced slower code against the replaced code kept in tests/oracles/, in one process,
+alternating, by CPU time (docs/speed.md: the encoders and Kings Cribbage's rack templates):
+
+    python scripts/bench_replaced.py
+
+- KRZ GRTN's and Kings Cribbage's encoders against `OracleObserver` (the encoders they replaced), on the
+  positions of seeded random games, best of 7 passes each;
+- Kings Cribbage's engine alone (`engine_play`, as `tabletop bench` drives it) with the rack templates built by
+  the numpy oracle against the kernel, both template caches emptied before every 10 games (a fresh process).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from oracles.kings_cribbage_observe import OracleObserver as KingsCribbageOracle  # noqa: E402
+from oracles.kings_cribbage_rack import template as numpy_template  # noqa: E402
+from oracles.krz_grtn_observe import OracleObserver as KrzGrtnOracle  # noqa: E402
+
+from tabletop.envs import EnvSpec  # noqa: E402
+from tabletop.envs.kings_cribbage import rack  # noqa: E402
+from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver  # noqa: E402
+from tabletop.envs.kings_cribbage.rules import KingsCribbageGame  # noqa: E402
+from tabletop.envs.krz_grtn.observe import KrzGrtnObserver  # noqa: E402
+from tabletop.envs.krz_grtn.rules import KrzGrtnGame  # noqa: E402
+from tabletop.train.evaluation.bench import engine_play  # noqa: E402
+
+
+def _positions(game, games: int) -> list:
+    states = []
+    for seed in range(games):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state(rng)
+        while not state.is_terminal():
+            states.append(state.clone())
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    return states
+
+
+def encoders(name: str, game, replaced, now, games: int) -> None:
+    states = _positions(game, games)
+    best = {"replaced": float("inf"), "now": float("inf")}
+    for _ in range(7):
+        for side, observer in (("replaced", replaced), ("now", now)):
+            start = time.process_time()
+            for state in states:
+                observer.encode(state, state.current_player)
+            best[side] = min(best[side], (time.process_time() - start) / len(states) * 1e6)
+    print(
+        f"{name}, {len(states)} positions: encoding {best['replaced']:.1f} us replaced, {best['now']:.1f} us now, "
+        f"{best['replaced'] / best['now']:.2f}x"
+    )
+
+
+def templates(rounds: int = 4, games: int = 10) -> None:
+    spec, kernel_builder = EnvSpec("kings_cribbage_v0"), rack._template
+    builders = {"numpy templates (replaced)": functools.cache(numpy_template), "kernel templates (now)": kernel_builder}
+    engine_play(spec, 1, 999)  # kernels loaded
+    totals = {name: [0, 0.0] for name in builders}
+    try:
+        for r in range(rounds):
+            for name, builder in builders.items():
+                rack._template = builder
+                builder.cache_clear()
+                rack.rack_template.cache_clear()
+                start = time.process_time()
+                totals[name][0] += engine_play(spec, games, 100 * r).steps
+                totals[name][1] += time.process_time() - start
+    finally:
+        rack._template = kernel_builder
+    for name, (steps, seconds) in totals.items():
+        print(f"Kings Cribbage engine alone, {name}: {steps} steps, {steps / seconds:,.0f} steps per CPU-second")
+
+
+def main() -> None:
+    krz = KrzGrtnGame(num_players=4)
+    encoders("KRZ GRTN 4p private", krz, KrzGrtnOracle(krz, False), KrzGrtnObserver(krz, False), 60)
+    kc = KingsCribbageGame()
+    encoders(
+        "Kings Cribbage 2p tiles private", kc, KingsCribbageOracle(kc, False), KingsCribbageObserver(kc, False), 15
+    )
+    templates()
+
+
+if __name__ == "__main__":
+    main()
