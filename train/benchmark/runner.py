@@ -2,6 +2,7 @@
 
     OUT/benchmark.json                       what the grid was started with (suite, tasks, algorithms, seeds)
     OUT/<task>/reference.json                the panel's own scores on the evaluation games (the score's 0 and 1)
+    OUT/<task>/timing.json                   the reference's CPU seconds
     OUT/<task>/<algorithm>/seed_<k>/
         run.json                             the task, the hyperparameters and the seed of this run
         evals.json                           one record per evaluation: scheduled step, learner steps, results
@@ -115,7 +116,10 @@ def run_job(job: Job, report: Callable[[str, int], None] | None = None) -> str:
     if status(folder) in ("finished", "unsupported"):
         return status(folder)
     if job.algorithm is None:
-        write_json(folder / REFERENCE_FILE, reference(task))
+        began = time.process_time()
+        measured = reference(task)
+        write_json(folder / TIMING_FILE, {"reference_cpu_seconds": time.process_time() - began})
+        write_json(folder / REFERENCE_FILE, measured)
         report(job.label, 1)
         return "finished"
     (folder / ERROR).unlink(missing_ok=True)  # a failed run is tried again

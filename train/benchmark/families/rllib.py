@@ -14,6 +14,7 @@ the next snapshot slot); a resumed learner restores both and puts every slot's w
 
 from __future__ import annotations
 
+import functools
 import shutil
 from contextlib import ExitStack
 from pathlib import Path
@@ -80,8 +81,10 @@ def train_config(task: Task, algorithm: str, params: dict[str, Any], seed: int):
     return parse_config(data, source=f"algorithms.rllib_{algorithm} on task {task.name}")
 
 
+@functools.cache
 def benchmark_env():
-    """The RLlib env class whose training deals are seeded below TRAINING_SEEDS_BELOW (see ppo.py)."""
+    """The RLlib env class whose training deals are seeded below TRAINING_SEEDS_BELOW (see ppo.py); made once,
+    when ray is first needed."""
     from tabletop.train.rllib.env import TabletopMultiAgentEnv
 
     class BenchmarkEnv(TabletopMultiAgentEnv):
