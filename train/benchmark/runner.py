@@ -20,6 +20,7 @@ tasks on an existing cluster (`ray_address`).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -246,8 +247,9 @@ def _bar(total: int, initial: int, shown: bool) -> _Bar:
     return _Bar(total, initial, shown)
 
 
-def _queued(queue) -> Callable[[str, int], None]:
-    return lambda label, n: queue.put((label, n))
+def _put(queue, label: str, n: int) -> None:
+    """A worker's progress report, sent to the main process (a module function: it travels by pickle)."""
+    queue.put((label, n))
 
 
 def _in_processes(jobs: list[Job], workers: int, bar: _Bar) -> dict[str, str]:
@@ -261,7 +263,7 @@ def _in_processes(jobs: list[Job], workers: int, bar: _Bar) -> dict[str, str]:
         messages = manager.Queue()
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
-            pending = {pool.submit(run_job, job, _queued(messages)): job for job in jobs}
+            pending = {pool.submit(run_job, job, functools.partial(_put, messages)): job for job in jobs}
             while pending:
                 finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 while True:

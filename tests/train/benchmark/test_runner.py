@@ -104,7 +104,7 @@ def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, 
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in seed0.rglob("*") if p.is_file()}
 
     monkeypatch.setattr(runner, "play_panel", real)
-    statuses = runner.run_grid(jobs, progress=False)
+    statuses = runner.run_grid(jobs, workers=2, progress=False)  # the rest in a worker process
     assert set(statuses.values()) == {"finished"}
     assert [r["step"] for r in json.loads((seed1 / "evals.json").read_text())] == [0, 128, 256]
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in seed0.rglob("*") if p.is_file()} == before
@@ -116,25 +116,48 @@ def _smoke_task() -> dict:
     return yaml.safe_load(SMOKE.read_text())["tasks"]["cromlet_2p"]
 
 
-class Refuses:
-    """A family that cannot play cooperative tasks (and breaks on competitive ones), for the grid's reports."""
+class RandomLearner:
+    """Plays at random and learns nothing: a learner with no cost, for the grid's bookkeeping."""
 
-    name = "refuses"
+    def __init__(self, seed):
+        self.steps, self.seed = 0, seed
+
+    def train_until(self, steps):
+        self.steps = max(self.steps, steps)
+
+    def agent(self):
+        from tabletop.agents import RandomAgent
+
+        return RandomAgent(self.seed)
+
+    def save(self):
+        pass
+
+
+class Competitive:
+    """A family that cannot play cooperative tasks; `broken` fails on every other one."""
+
     description = "test double"
     defaults = {}
+
+    def __init__(self, name, broken):
+        self.name, self.broken = name, broken
 
     def unsupported(self, task):
         return "plays competitive games only" if task.learner_seats == "all" else None
 
     def start(self, task, params, seed, folder):
-        raise RuntimeError("this family always fails")
+        if self.broken:
+            raise RuntimeError("this family always fails")
+        return RandomLearner(seed)
 
 
-FAMILY = Refuses()
+FAMILIES = {"refuses": Competitive("refuses", False), "breaks": Competitive("breaks", True)}
 
 
 def test_unsupported_and_failed_runs_are_reported_not_fatal(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(families.FAMILIES, "refuses", __name__)  # this module is the family
+    for name in FAMILIES:  # this module serves both
+        monkeypatch.setitem(families.FAMILIES, name, __name__)
     suite_file = tmp_path / "s.yaml"
     suite_file.write_text(
         json.dumps(
@@ -151,7 +174,7 @@ def test_unsupported_and_failed_runs_are_reported_not_fatal(tmp_path, monkeypatc
                     },
                     "c2": _smoke_task(),
                 },
-                "algorithms": {"refuses": {}},
+                "algorithms": {"refuses": {}, "breaks": {}},
             }
         )
     )
@@ -160,10 +183,13 @@ def test_unsupported_and_failed_runs_are_reported_not_fatal(tmp_path, monkeypatc
     printed = capsys.readouterr().out
     assert code == 1  # a run failed
     assert "refuses on krz: plays competitive games only" in printed
-    assert "c2/refuses/seed_0 failed" in printed
-    assert "RuntimeError: this family always fails" in (out / "c2/refuses/seed_0/error.txt").read_text()
-    assert main(["benchmark", "report", str(out), "--no-plots"]) == 2  # nothing finished to report
-    assert "holds no finished run yet" in capsys.readouterr().err
+    assert "c2/breaks/seed_0 failed" in printed
+    assert "RuntimeError: this family always fails" in (out / "c2/breaks/seed_0/error.txt").read_text()
+    assert main(["benchmark", "report", str(out), "--no-plots"]) == 0
+    report = (out / "report/report.md").read_text()
+    assert "- refuses on krz: plays competitive games only" in report
+    assert "| c2 | refuses | 1 |" in report
+    assert "- c2/breaks/seed_0" in report  # not finished: listed, not counted
 
 
 def test_command_errors_are_one_line(tmp_path, capsys):
