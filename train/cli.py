@@ -105,12 +105,12 @@ def _train(args: argparse.Namespace) -> int:
 def _benchmark(args: argparse.Namespace) -> int:
     """`tabletop benchmark SUITE ...` runs (or resumes) a grid; `tabletop benchmark report DIR` reports one."""
     if args.suite == "report":
-        from tabletop.train.benchmark.report import collect, results_table, summarise, write_report
+        from tabletop.train.benchmark.report import REPORT, results_table, write_report
 
         if args.folder is None:
             raise ValueError("report needs the benchmark folder: tabletop benchmark report DIR")
         written = write_report(Path(args.folder), plots=not args.no_plots)
-        print(results_table(summarise(collect(Path(args.folder)))))
+        print(results_table(json.loads((Path(args.folder) / REPORT / "summary.json").read_text())))
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
     if args.folder is not None:
