@@ -44,22 +44,24 @@ def local_ray():
     ray.shutdown()
 
 
-def run_smoke(out: Path, seeds: int = 2) -> dict[str, str]:
+def run_smoke(out: Path, names: list[str], seeds: int = 2) -> dict[str, str]:
     suite = load_suite(SMOKE)
-    jobs = runner.plan(suite, None, smoke_families(), seeds, out)
+    jobs = runner.plan(suite, None, names, seeds, out)
     runner.record_grid(out, suite, jobs)
     return runner.run_grid(jobs, progress=False)
 
 
 def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(tmp_path, local_ray):
-    statuses = run_smoke(tmp_path / "a")
+    names = smoke_families()
+    statuses = run_smoke(tmp_path / "a", names)
     assert set(statuses.values()) == {"finished"}, statuses
     written = write_report(tmp_path / "a")
-    names = {p.name for p in written}
-    assert {"results.json", "summary.json", "report.md", "aggregate.png", "sample_efficiency.png"} <= names
+    assert {"results.json", "summary.json", "report.md", "aggregate.png", "sample_efficiency.png"} <= {
+        p.name for p in written
+    }
     results = json.loads((tmp_path / "a/report/results.json").read_text())
     runs = results["cromlet_v0"]["cromlet_2p"]
-    assert sorted(runs) == sorted(smoke_families())
+    assert sorted(runs) == sorted(names)
     for algorithm in runs.values():
         assert sorted(algorithm) == ["run_0", "run_1"]
         run = algorithm["run_0"]
@@ -67,13 +69,22 @@ def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(t
         assert run["absolute_metrics"]["normalised_score"] == run["step_1"]["normalised_score"]
     summary = json.loads((tmp_path / "a/report/summary.json").read_text())
     assert summary["tasks"] == ["cromlet_2p"]
-    if len(runs) > 1:
-        assert summary["probability_of_improvement"]
+    assert len(summary["probability_of_improvement"]) == len(names) * (len(names) - 1) // 2
 
-    run_smoke(tmp_path / "b")
+    reported = {
+        name: (tmp_path / "a/report" / name).read_bytes() for name in ("results.json", "summary.json", "report.md")
+    }
+    write_report(tmp_path / "a")  # the same runs, the same files
+    assert reported == {name: (tmp_path / "a/report" / name).read_bytes() for name in reported}
+
+    # the same seeds, the same results: every family but those that say they cannot repeat (APPO's learner thread)
+    repeatable = [n for n in names if getattr(families.load_family(n), "deterministic", True)]
+    run_smoke(tmp_path / "b", repeatable)
     write_report(tmp_path / "b")
-    for name in ("results.json", "summary.json", "report.md"):
-        assert (tmp_path / "a/report" / name).read_bytes() == (tmp_path / "b/report" / name).read_bytes(), name
+    again = json.loads((tmp_path / "b/report/results.json").read_text())["cromlet_v0"]["cromlet_2p"]
+    assert again == {name: runs[name] for name in repeatable}
+    if repeatable == names:
+        assert (tmp_path / "b/report/results.json").read_bytes() == reported["results.json"]
 
 
 def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, monkeypatch):

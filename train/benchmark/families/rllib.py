@@ -193,6 +193,9 @@ class RLlibFamily:
             "appo": "Ray RLlib APPO self-play (train/rllib): asynchronous PPO with v-trace, frozen snapshot slots",
         }[algorithm]
         self.defaults = DEFAULTS
+        # APPO's learner updates in a thread of its own (RLlib's IMPALA learner), so when the samplers get new
+        # weights depends on thread timing: the same seed does not repeat its results bit for bit
+        self.deterministic = algorithm != "appo"
 
     def unsupported(self, task: Task) -> str | None:
         return None  # competitive and cooperative (one shared module in every seat) alike
