@@ -211,7 +211,7 @@ def run_grid(
     keeps its last save and recorded evaluations, and the same command resumes it."""
     todo = [j for j in jobs if status(Path(j.folder)) not in ("finished", "unsupported")]
     statuses = {j.label: status(Path(j.folder)) for j in jobs if j not in todo}
-    bar = _bar(sum(j.evaluations for j in jobs), sum(j.evaluations for j in jobs if j not in todo), progress)
+    bar = _Bar(sum(j.evaluations for j in jobs), sum(j.evaluations for j in jobs if j not in todo), progress)
     if ray_address is not None:
         statuses |= _on_ray(todo, ray_address, bar)
     elif workers <= 1:
@@ -241,10 +241,6 @@ class _Bar:
     def close(self) -> None:
         if self.tqdm is not None:
             self.tqdm.close()
-
-
-def _bar(total: int, initial: int, shown: bool) -> _Bar:
-    return _Bar(total, initial, shown)
 
 
 def _put(queue, label: str, n: int) -> None:
