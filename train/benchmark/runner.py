@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop.agents.extras import MissingExtra
 from tabletop.train.benchmark.families import load_family
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.scoring import play_panel, reference
@@ -126,6 +127,8 @@ def run_job(job: Job, report: Callable[[str, int], None] | None = None) -> str:
     (folder / ERROR).unlink(missing_ok=True)  # a failed run is tried again
     try:
         return _train_and_evaluate(job, task, folder, report)
+    except MissingExtra:
+        raise  # every run of the family would fail alike: one line naming the extra stops the grid
     except Exception:  # noqa: BLE001 - one failing run is recorded; the others go on
         (folder / ERROR).write_text(traceback.format_exc())
         return "failed"

@@ -214,8 +214,16 @@ def test_command_errors_are_one_line(tmp_path, capsys):
     assert "holds no benchmark" in capsys.readouterr().err
 
 
-def test_ray_address_without_ray_names_the_extra(tmp_path, monkeypatch, capsys):
+def test_without_ray_the_rllib_families_and_ray_address_name_the_extra(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the rllib extra were not installed
+    code = main(
+        ["benchmark", str(SMOKE), "--algorithms", "rllib_ppo", "--seeds", "1", "--out", str(tmp_path / "r"), "--quiet"]
+    )
+    assert code == 2
+    assert (
+        "rllib_ppo benchmark family needs the rllib extra (ray is missing): pip install -e '.[rllib]'"
+        in capsys.readouterr().err
+    )
     code = main(
         [
             "benchmark",
