@@ -102,6 +102,46 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _benchmark(args: argparse.Namespace) -> int:
+    """`tabletop benchmark SUITE ...` runs (or resumes) a grid; `tabletop benchmark report DIR` reports one."""
+    if args.suite == "report":
+        from tabletop.train.benchmark.report import REPORT, results_table, write_report
+
+        if args.folder is None:
+            raise ValueError("report needs the benchmark folder: tabletop benchmark report DIR")
+        written = write_report(Path(args.folder), plots=not args.no_plots)
+        print(results_table(json.loads((Path(args.folder) / REPORT / "summary.json").read_text())))
+        print("wrote " + ", ".join(str(p) for p in written))
+        return 0
+    if args.folder is not None:
+        raise ValueError(
+            f"unexpected argument {args.folder!r}: run a suite with --out DIR, or report with: tabletop benchmark report DIR"
+        )
+    if args.out is None:
+        raise ValueError("give the benchmark folder: --out DIR (an existing one resumes)")
+    from tabletop.train.benchmark.runner import grid_table, plan, record_grid, run_grid
+    from tabletop.train.benchmark.suite import load_suite
+
+    def names(text: str | None) -> list[str] | None:
+        return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+    suite = load_suite(args.suite)
+    out = Path(args.out)
+    jobs = plan(suite, names(args.tasks), names(args.algorithms), args.seeds, out)
+    record_grid(out, suite, jobs)
+    try:
+        statuses = run_grid(jobs, workers=args.workers, ray_address=args.ray_address, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: every run keeps its last save; the same command resumes it (report: tabletop benchmark report {out})",
+            file=sys.stderr,
+        )
+        return 130
+    print(grid_table(jobs, statuses))
+    print(f"report: tabletop benchmark report {out}")
+    return 1 if "failed" in statuses.values() else 0
+
+
 def _folder_of_configs(folder: Path) -> str:
     """What to say when `tabletop train` is given a folder: the configs in it, and its subfolders that hold some."""
     configs = sorted(str(p) for p in folder.glob("*.y*ml"))
@@ -345,6 +385,34 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--resume", help="continue from a checkpoint folder or a run folder's newest checkpoint")
     tr.add_argument("--quiet", action="store_true", help="no progress output: only the summary at the end")
     tr.set_defaults(func=_train)
+
+    bm = sub.add_parser(
+        "benchmark",
+        help="run a benchmark suite (tasks x algorithms x seeds, resumable), or `benchmark report DIR`",
+        description="tabletop benchmark SUITE --algorithms A,B --seeds N --out DIR runs every (task, algorithm, "
+        "seed) of the suite as a resumable run folder (the same command resumes an interrupted grid; a finished run "
+        "is never redone); tabletop benchmark report DIR writes IQM and mean with bootstrap intervals, "
+        "probability of improvement, performance profiles and sample-efficiency curves (docs/benchmark.md)",
+    )
+    bm.add_argument(
+        "suite", metavar="SUITE|report", help="a suite file (configs/benchmark/suite.yaml), or the word report"
+    )
+    bm.add_argument("folder", nargs="?", metavar="DIR", help="with report: the benchmark folder (the run's --out)")
+    bm.add_argument("--algorithms", help="comma-separated families (default: every one the suite lists)")
+    bm.add_argument("--tasks", help="comma-separated task names (default: every task of the suite)")
+    bm.add_argument(
+        "--seeds", type=positive_int, default=3, help="runs per task and algorithm, seeds 0..N-1 (default 3)"
+    )
+    bm.add_argument("--out", help="the benchmark folder: run folders, references, report (an existing one resumes)")
+    bm.add_argument("--workers", type=positive_int, default=1, help="runs in parallel processes (default 1)")
+    bm.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="run the grid as Ray tasks on this running cluster (auto, ray://head:10001) instead of local processes",
+    )
+    bm.add_argument("--no-plots", action="store_true", help="with report: tables and JSON only")
+    bm.add_argument("--quiet", action="store_true", help="no progress bar")
+    bm.set_defaults(func=_benchmark)
 
     e = sub.add_parser("eval", help="round robin among agents: win-rate matrix and OpenSkill ratings")
     e.lists_agents = True

@@ -1,0 +1,243 @@
+"""The runner and the report end to end: the CI smoke suite (every family that imports here, 2 seeds, run,
+reported, and run again for the same JSON), resume after an interruption, families that cannot play or fail."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from tabletop.train.benchmark import families, runner  # noqa: E402
+from tabletop.train.benchmark.report import write_report  # noqa: E402
+from tabletop.train.benchmark.suite import load_suite, parse_suite  # noqa: E402
+from tabletop.train.cli import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+SMOKE = ROOT / "configs/benchmark/smoke.yaml"
+
+
+def smoke_families() -> list[str]:
+    """Every family whose module imports here; the RLlib ones only with ray installed."""
+    names = families.available_families()
+    try:
+        import ray  # noqa: F401
+    except ModuleNotFoundError:
+        names = [n for n in names if not n.startswith("rllib_")]
+    return names
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One small local Ray for every RLlib run of this module (each run would otherwise start its own)."""
+    if not any(n.startswith("rllib_") for n in smoke_families()):
+        yield
+        return
+    import ray
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def run_smoke(out: Path, names: list[str], seeds: int = 2) -> dict[str, str]:
+    suite = load_suite(SMOKE)
+    jobs = runner.plan(suite, None, names, seeds, out)
+    runner.record_grid(out, suite, jobs)
+    return runner.run_grid(jobs, progress=False)
+
+
+def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(tmp_path, local_ray):
+    names = smoke_families()
+    statuses = run_smoke(tmp_path / "a", names)
+    assert set(statuses.values()) == {"finished"}, statuses
+    written = write_report(tmp_path / "a")
+    assert {"results.json", "summary.json", "report.md", "aggregate.png", "sample_efficiency.png"} <= {
+        p.name for p in written
+    }
+    results = json.loads((tmp_path / "a/report/results.json").read_text())
+    runs = results["cromlet_v0"]["cromlet_2p"]
+    assert sorted(runs) == sorted(names)
+    for algorithm in runs.values():
+        assert sorted(algorithm) == ["run_0", "run_1"]
+        run = algorithm["run_0"]
+        assert [run[f"step_{i}"]["step_count"] for i in range(2)] == [0, 256]
+        assert run["absolute_metrics"]["normalised_score"] == run["step_1"]["normalised_score"]
+    summary = json.loads((tmp_path / "a/report/summary.json").read_text())
+    assert summary["tasks"] == ["cromlet_2p"]
+    assert len(summary["probability_of_improvement"]) == len(names) * (len(names) - 1) // 2
+
+    reported = {
+        name: (tmp_path / "a/report" / name).read_bytes() for name in ("results.json", "summary.json", "report.md")
+    }
+    write_report(tmp_path / "a")  # the same runs, the same files
+    assert reported == {name: (tmp_path / "a/report" / name).read_bytes() for name in reported}
+
+    # the same seeds, the same results: every family but those that say they cannot repeat (APPO's learner thread)
+    repeatable = [n for n in names if getattr(families.load_family(n), "deterministic", True)]
+    run_smoke(tmp_path / "b", repeatable)
+    write_report(tmp_path / "b")
+    again = json.loads((tmp_path / "b/report/results.json").read_text())["cromlet_v0"]["cromlet_2p"]
+    assert again == {name: runs[name] for name in repeatable}
+    if repeatable == names:
+        assert (tmp_path / "b/report/results.json").read_bytes() == reported["results.json"]
+
+
+def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, monkeypatch):
+    suite = parse_suite(
+        {
+            "tasks": {"c2": {**_smoke_task(), "budget": 256, "eval_every": 128}},
+            "algorithms": {"ppo": load_suite(SMOKE).algorithms["ppo"]},
+        }
+    )
+    out = tmp_path / "grid"
+    jobs = runner.plan(suite, None, ["ppo"], 2, out)
+    runner.record_grid(out, suite, jobs)
+    evaluations = []
+    real = runner.play_panel
+
+    def interrupted(agent, task):  # Ctrl-C during seed 1's second evaluation
+        evaluations.append(task.name)
+        if len(evaluations) == 5:
+            raise KeyboardInterrupt
+        return real(agent, task)
+
+    monkeypatch.setattr(runner, "play_panel", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_grid(jobs, progress=False)
+    seed0, seed1 = out / "c2/ppo/seed_0", out / "c2/ppo/seed_1"
+    assert runner.status(seed0) == "finished" and runner.status(seed1) == "started"
+    assert [r["step"] for r in json.loads((seed1 / "evals.json").read_text())] == [0]
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in seed0.rglob("*") if p.is_file()}
+
+    monkeypatch.setattr(runner, "play_panel", real)
+    statuses = runner.run_grid(jobs, workers=2, progress=False)  # the rest in a worker process
+    assert set(statuses.values()) == {"finished"}
+    assert [r["step"] for r in json.loads((seed1 / "evals.json").read_text())] == [0, 128, 256]
+    assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in seed0.rglob("*") if p.is_file()} == before
+
+
+def _smoke_task() -> dict:
+    import yaml
+
+    return yaml.safe_load(SMOKE.read_text())["tasks"]["cromlet_2p"]
+
+
+class RandomLearner:
+    """Plays at random and learns nothing: a learner with no cost, for the grid's bookkeeping."""
+
+    def __init__(self, seed):
+        self.steps, self.seed = 0, seed
+
+    def train_until(self, steps):
+        self.steps = max(self.steps, steps)
+
+    def agent(self):
+        from tabletop.agents import RandomAgent
+
+        return RandomAgent(self.seed)
+
+    def save(self):
+        pass
+
+
+class Competitive:
+    """A family that cannot play cooperative tasks; `broken` fails on every other one."""
+
+    description = "test double"
+    defaults = {}
+
+    def __init__(self, name, broken):
+        self.name, self.broken = name, broken
+
+    def unsupported(self, task):
+        return "plays competitive games only" if task.learner_seats == "all" else None
+
+    def start(self, task, params, seed, folder):
+        if self.broken:
+            raise RuntimeError("this family always fails")
+        return RandomLearner(seed)
+
+
+FAMILIES = {"refuses": Competitive("refuses", False), "breaks": Competitive("breaks", True)}
+
+
+def test_unsupported_and_failed_runs_are_reported_not_fatal(tmp_path, monkeypatch, capsys):
+    for name in FAMILIES:  # this module serves both
+        monkeypatch.setitem(families.FAMILIES, name, __name__)
+    suite_file = tmp_path / "s.yaml"
+    suite_file.write_text(
+        json.dumps(
+            {
+                "tasks": {
+                    "krz": {
+                        "env_id": "krz_grtn_v1",
+                        "env_kwargs": {"num_players": 2},
+                        "learner_seats": "all",
+                        "budget": 10,
+                        "eval_every": 10,
+                        "panel": ["random", "skeleton"],
+                        "eval_games": 2,
+                    },
+                    "c2": _smoke_task(),
+                },
+                "algorithms": {"refuses": {}, "breaks": {}},
+            }
+        )
+    )
+    out = tmp_path / "grid"
+    code = main(["benchmark", str(suite_file), "--seeds", "1", "--out", str(out), "--quiet"])
+    printed = capsys.readouterr().out
+    assert code == 1  # a run failed
+    assert "refuses on krz: plays competitive games only" in printed
+    assert "c2/breaks/seed_0 failed" in printed
+    assert "RuntimeError: this family always fails" in (out / "c2/breaks/seed_0/error.txt").read_text()
+    assert main(["benchmark", "report", str(out), "--no-plots"]) == 0
+    report = (out / "report/report.md").read_text()
+    assert "- refuses on krz: plays competitive games only" in report
+    assert "| c2 | refuses | 1 |" in report
+    assert "- c2/breaks/seed_0" in report  # not finished: listed, not counted
+
+
+def test_command_errors_are_one_line(tmp_path, capsys):
+    assert main(["benchmark", str(SMOKE), "--algorithms", "sarsa", "--out", str(tmp_path)]) == 2
+    assert "error: unknown algorithm 'sarsa'; allowed: ppo, rllib_ppo, rllib_appo, dqn, nfsp" in capsys.readouterr().err
+    assert main(["benchmark", str(SMOKE), "--tasks", "chess", "--out", str(tmp_path)]) == 2
+    assert "unknown task 'chess'; its tasks: cromlet_2p" in capsys.readouterr().err
+    assert main(["benchmark", str(SMOKE)]) == 2
+    assert "--out DIR" in capsys.readouterr().err
+    assert main(["benchmark", "report", str(tmp_path / "none")]) == 2
+    assert "holds no benchmark" in capsys.readouterr().err
+
+
+def test_without_ray_the_rllib_families_and_ray_address_name_the_extra(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the rllib extra were not installed
+    code = main(
+        ["benchmark", str(SMOKE), "--algorithms", "rllib_ppo", "--seeds", "1", "--out", str(tmp_path / "r"), "--quiet"]
+    )
+    assert code == 2
+    assert (
+        "rllib_ppo benchmark family needs the rllib extra (ray is missing): pip install -e '.[rllib]'"
+        in capsys.readouterr().err
+    )
+    code = main(
+        [
+            "benchmark",
+            str(SMOKE),
+            "--algorithms",
+            "ppo",
+            "--seeds",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--ray-address",
+            "auto",
+            "--quiet",
+        ]
+    )
+    assert code == 2
+    assert "needs the rllib extra (ray is missing): pip install -e '.[rllib]'" in capsys.readouterr().err

@@ -1,0 +1,132 @@
+"""Suite files: the shipped ones parse; every bad one is one SuiteError naming the place and what is allowed."""
+
+import copy
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("yaml")
+
+from tabletop.train.benchmark.families import FAMILIES, FamilyUnavailable, load_family  # noqa: E402
+from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW  # noqa: E402
+from tabletop.train.benchmark.suite import SuiteError, eval_steps, load_suite, parse_suite  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+GOOD = {
+    "tasks": {
+        "c2": {
+            "env_id": "cromlet_v0",
+            "env_kwargs": {"num_players": 2},
+            "budget": 1000,
+            "eval_every": 400,
+            "panel": ["random", "greedy"],
+        }
+    },
+    "algorithms": {"ppo": {"n_steps": 32}},
+}
+
+
+def with_change(path: str, value):
+    """GOOD with the key at dotted `path` set to `value` (or removed, for the sentinel `...`)."""
+    data = copy.deepcopy(GOOD)
+    *parents, key = path.split(".")
+    node = data
+    for part in parents:
+        node = node[part]
+    if value is ...:
+        del node[key]
+    else:
+        node[key] = value
+    return data
+
+
+def test_shipped_suites_cover_every_game_with_fixed_panels_and_evaluation_seeds():
+    suite = load_suite(ROOT / "configs/benchmark/suite.yaml")
+    assert len(suite.tasks) >= 6
+    assert {t.env.env_id for t in suite.tasks.values()} == {
+        "cromlet_v0",
+        "chromino_v1",
+        "kings_cribbage_v0",
+        "krz_grtn_v1",
+    }
+    assert any(t.learner_seats == "all" for t in suite.tasks.values())
+    for task in suite.tasks.values():
+        assert task.eval_seed >= TRAINING_SEEDS_BELOW
+        assert "random" in task.panel
+    assert set(suite.algorithms) == set(FAMILIES)
+    smoke = load_suite(ROOT / "configs/benchmark/smoke.yaml")
+    assert len(smoke.tasks) == 1
+
+
+def test_a_task_is_read_with_its_schedule():
+    suite = parse_suite(GOOD)
+    task = suite.tasks["c2"]
+    assert task.opponents == {"self": 0.5, "heuristics": 0.4, "random": 0.1}  # the declared default
+    assert eval_steps(task) == [0, 400, 800, 1000]
+    assert suite.params("ppo")["n_steps"] == 32
+    assert suite.params("ppo")["batch_size"] == load_family("ppo").defaults["batch_size"]
+
+
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        ("tasks.c2.budgett", 5, "unknown argument 'budgett'"),
+        ("tasks.c2.budget", ..., "missing required key 'budget'"),
+        ("tasks.c2.budget", 0, "budget=0 is not allowed; allowed: an int >= 1"),
+        ("tasks.c2.eval_every", 5000, "eval_every=5000 exceeds budget=1000"),
+        ("tasks.c2.env_id", "chess_v0", "env_id='chess_v0' is not allowed; allowed: "),
+        ("tasks.c2.env_kwargs", {"num_players": 9}, "num_players=9 is not allowed"),
+        ("tasks.c2.panel", ["random", "grumpy"], "unknown panel agent 'grumpy'; allowed: random, greedy, patient"),
+        ("tasks.c2.panel", ["greedy"], "the panel needs random and at least one heuristic"),
+        ("tasks.c2.eval_seed", 5, f"allowed: an int >= {TRAINING_SEEDS_BELOW:,}"),
+        ("tasks.c2.opponents", {"grumpy": 1}, "unknown opponent opponents.grumpy; allowed: self, heuristics, random"),
+        ("tasks.c2.learner_seats", "some", "learner_seats='some' is not allowed; allowed: 'one', 'all'"),
+        ("algorithms.sarsa", {}, "unknown algorithm 'sarsa'; allowed: ppo, rllib_ppo, rllib_appo, dqn, nfsp"),
+        ("algorithms.ppo", [1], "algorithms.ppo must be a mapping"),
+        ("extra", 1, "unknown key 'extra'; allowed keys here: tasks, algorithms"),
+        ("tasks", {}, "tasks: must be a non-empty mapping"),
+    ],
+)
+def test_a_bad_suite_is_one_error_naming_what_is_allowed(path, value, message):
+    with pytest.raises(SuiteError) as err:
+        parse_suite(with_change(path, value), "s.yaml")
+    assert message in str(err.value)
+    assert str(err.value).startswith("s.yaml")
+    assert "\n" not in str(err.value)
+
+
+def test_a_pretrained_panel_member_needs_a_shipped_policy_for_the_configuration():
+    data = with_change("tasks.c2.panel", ["random", "greedy", "pretrained"])
+    assert parse_suite(data).tasks["c2"].panel[-1] == "pretrained"  # Cromlet 2p ships one
+    data["tasks"]["c2"]["env_kwargs"] = {"num_players": 3}
+    with pytest.raises(SuiteError, match="panel: no pretrained policy for"):
+        parse_suite(data, "s.yaml")
+
+
+def test_unknown_names_on_selection_and_hyperparameters_are_errors():
+    suite = parse_suite(GOOD, "s.yaml")
+    with pytest.raises(SuiteError, match="unknown task 'c3'; its tasks: c2"):
+        suite.select_tasks(["c3"])
+    with pytest.raises(SuiteError, match="unknown algorithm 'sarsa'; allowed: ppo, "):
+        suite.select_algorithms(["sarsa"])
+    with pytest.raises(SuiteError, match="algorithm 'rllib_ppo' has no entry under algorithms:"):
+        suite.select_algorithms(["rllib_ppo"])
+    bad = parse_suite(with_change("algorithms.ppo", {"n_stepz": 3}), "s.yaml")
+    with pytest.raises(SuiteError, match="unknown key algorithms.ppo.n_stepz; allowed: learning_rate, "):
+        bad.params("ppo")
+
+
+def test_a_family_whose_module_is_missing_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(FAMILIES, "ghost", "tabletop.train.benchmark.families.ghost")
+    with pytest.raises(FamilyUnavailable, match="algorithm 'ghost' is not available .* its module .*ghost is missing"):
+        load_family("ghost")
+    with pytest.raises(ValueError, match="unknown algorithm 'sarsa'"):
+        load_family("sarsa")
+
+
+def test_a_bad_file_is_named(tmp_path):
+    with pytest.raises(SuiteError, match="does not exist"):
+        load_suite(tmp_path / "none.yaml")
+    (tmp_path / "bad.yaml").write_text("tasks: [1, 2\n")
+    with pytest.raises(SuiteError, match="not valid YAML"):
+        load_suite(tmp_path / "bad.yaml")

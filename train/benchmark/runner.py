@@ -1,0 +1,334 @@
+"""`tabletop benchmark SUITE`: every (task, algorithm, seed) of a grid as a resumable run folder.
+
+    OUT/benchmark.json                       what the grid was started with (suite, tasks, algorithms, seeds)
+    OUT/<task>/reference.json                the panel's own scores on the evaluation games (the score's 0 and 1)
+    OUT/<task>/timing.json                   the reference's CPU seconds
+    OUT/<task>/<algorithm>/seed_<k>/
+        run.json                             the task, the hyperparameters and the seed of this run
+        evals.json                           one record per evaluation: scheduled step, learner steps, results
+        finished | unsupported.json | error.txt
+        (the family's own save: checkpoints/ ...)
+        timing.json                          CPU seconds of training and of evaluation (not in evals.json: the
+                                             results of the same seeds are the same file, bit for bit)
+
+The runner owns the schedule: for each evaluation step it asks the learner to `train_until` it, evaluates
+`agent()` on the task's panel, saves the learner, and only then records the evaluation. A run killed at any
+moment resumes from its last save and redoes at most what it had not recorded; a finished run (its
+`finished` marker) is never opened again. Runs go to worker processes (torch one thread each), or to Ray
+tasks on an existing cluster (`ray_address`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tabletop.agents.extras import MissingExtra
+from tabletop.train.benchmark.families import load_family
+from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.scoring import play_panel, reference
+from tabletop.train.benchmark.suite import Suite, eval_steps
+
+FINISHED, UNSUPPORTED, ERROR = "finished", "unsupported.json", "error.txt"
+RUN_FILE, EVALS_FILE, TIMING_FILE, REFERENCE_FILE, GRID_FILE = (
+    "run.json",
+    "evals.json",
+    "timing.json",
+    "reference.json",
+    "benchmark.json",
+)
+
+
+def task_dict(task: Task) -> dict[str, Any]:
+    """A task as plain data (JSON), the game as its env id and arguments."""
+    data = asdict(task)
+    data["env"] = {"env_id": task.env.env_id, "env_kwargs": dict(task.env.kwargs)}
+    data["panel"] = list(task.panel)
+    return data
+
+
+def task_from_dict(data: dict[str, Any]) -> Task:
+    from tabletop.envs import EnvSpec
+
+    return Task(
+        **{**data, "env": EnvSpec(data["env"]["env_id"], data["env"]["env_kwargs"]), "panel": tuple(data["panel"])}
+    )
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write through a temporary file renamed into place: a kill leaves the old file or the new, never half."""
+    temp = path.with_name(f".writing-{path.name}")
+    temp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    os.replace(temp, path)
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else default
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of the grid: a run (algorithm and seed given) or a task's reference (algorithm None)."""
+
+    task: dict[str, Any]
+    folder: str
+    algorithm: str | None = None
+    params: dict[str, Any] | None = None
+    seed: int = 0
+
+    @property
+    def label(self) -> str:
+        return (
+            f"{self.task['name']}/{self.algorithm}/seed_{self.seed}"
+            if self.algorithm
+            else f"{self.task['name']}/reference"
+        )
+
+    @property
+    def evaluations(self) -> int:
+        """Progress units: one per evaluation of a run, one for a reference."""
+        return len(eval_steps(task_from_dict(self.task))) if self.algorithm else 1
+
+
+def status(folder: Path) -> str:
+    """`finished`, `unsupported`, `failed`, `started` or `new` (a reference: `finished` or `new`)."""
+    if (folder / FINISHED).is_file() or (folder / REFERENCE_FILE).is_file():
+        return "finished"
+    if (folder / UNSUPPORTED).is_file():
+        return "unsupported"
+    if (folder / ERROR).is_file():
+        return "failed"
+    return "started" if (folder / RUN_FILE).is_file() else "new"
+
+
+def run_job(job: Job, report: Callable[[str, int], None] | None = None) -> str:
+    """Do one job (or what is left of it) and return its status; `report(label, evaluations)` after each step."""
+    report = report or (lambda label, n: None)
+    folder = Path(job.folder)
+    task = task_from_dict(job.task)
+    folder.mkdir(parents=True, exist_ok=True)
+    if status(folder) in ("finished", "unsupported"):
+        return status(folder)
+    if job.algorithm is None:
+        began = time.process_time()
+        measured = reference(task)
+        write_json(folder / TIMING_FILE, {"reference_cpu_seconds": time.process_time() - began})
+        write_json(folder / REFERENCE_FILE, measured)
+        report(job.label, 1)
+        return "finished"
+    (folder / ERROR).unlink(missing_ok=True)  # a failed run is tried again
+    try:
+        return _train_and_evaluate(job, task, folder, report)
+    except MissingExtra:
+        raise  # every run of the family would fail alike: one line naming the extra stops the grid
+    except Exception:  # noqa: BLE001 - one failing run is recorded; the others go on
+        (folder / ERROR).write_text(traceback.format_exc())
+        return "failed"
+
+
+def _train_and_evaluate(job: Job, task: Task, folder: Path, report: Callable[[str, int], None]) -> str:
+    family = load_family(job.algorithm)
+    setting = {"task": job.task, "algorithm": job.algorithm, "params": job.params, "seed": job.seed}
+    saved = read_json(folder / RUN_FILE)
+    if saved is not None and saved != setting:
+        raise ValueError(f"{folder} holds a run of another setting; start the benchmark in another --out")
+    write_json(folder / RUN_FILE, setting)
+    reason = family.unsupported(task)
+    if reason is not None:
+        write_json(folder / UNSUPPORTED, {"algorithm": job.algorithm, "task": task.name, "reason": reason})
+        report(job.label, job.evaluations)
+        return "unsupported"
+    records = read_json(folder / EVALS_FILE, [])
+    timing = read_json(folder / TIMING_FILE, {"train_cpu_seconds": 0.0, "eval_cpu_seconds": 0.0})
+    done = {r["step"] for r in records}
+    report(job.label, len(done))
+    learner = family.start(task, dict(job.params), job.seed, folder)
+    try:
+        for step in eval_steps(task):
+            if step in done:
+                continue
+            began = time.process_time()
+            learner.train_until(step)
+            trained = time.process_time()
+            result = play_panel(learner.agent(), task)
+            timing["train_cpu_seconds"] += trained - began
+            timing["eval_cpu_seconds"] += time.process_time() - trained
+            learner.save()
+            records.append({"step": step, "learner_steps": int(learner.steps), **result})
+            write_json(folder / TIMING_FILE, timing)
+            write_json(folder / EVALS_FILE, records)  # last: an evaluation counts once its learner is saved
+            report(job.label, 1)
+    finally:
+        close = getattr(learner, "close", None)  # optional: a family holding processes or a Ray session
+        if close is not None:
+            close()
+    (folder / FINISHED).write_text("")
+    return "finished"
+
+
+# --- the grid ----------------------------------------------------------------------------------------------
+def plan(suite: Suite, tasks: list[str] | None, algorithms: list[str] | None, seeds: int, out: Path) -> list[Job]:
+    """Every job of the grid, references first; a grid already started in `out` must be the same grid."""
+    chosen_tasks = suite.select_tasks(tasks)
+    chosen = suite.select_algorithms(algorithms)
+    params = {name: suite.params(name) for name in chosen}
+    jobs = [Job(task_dict(t), str(out / t.name)) for t in chosen_tasks]
+    for task in chosen_tasks:
+        for name in chosen:
+            for seed in range(seeds):
+                jobs.append(
+                    Job(task_dict(task), str(out / task.name / name / f"seed_{seed}"), name, params[name], seed)
+                )
+    return jobs
+
+
+def record_grid(out: Path, suite: Suite, jobs: list[Job]) -> None:
+    """benchmark.json: the suite and every run of the grids started in `out` (a later call may add runs)."""
+    out.mkdir(parents=True, exist_ok=True)
+    grid = read_json(out / GRID_FILE, {"suite": suite.source, "runs": []})
+    runs = {r["folder"]: r for r in grid["runs"]}
+    for job in jobs:
+        if job.algorithm is not None:
+            runs[str(Path(job.folder).relative_to(out))] = {
+                "folder": str(Path(job.folder).relative_to(out)),
+                "task": job.task["name"],
+                "algorithm": job.algorithm,
+                "seed": job.seed,
+            }
+    grid["runs"] = sorted(runs.values(), key=lambda r: r["folder"])
+    write_json(out / GRID_FILE, grid)
+
+
+def run_grid(
+    jobs: list[Job], workers: int = 1, ray_address: str | None = None, progress: bool = True
+) -> dict[str, str]:
+    """Run every job not finished yet; returns each job's status by label. Ctrl-C stops the workers: every run
+    keeps its last save and recorded evaluations, and the same command resumes it."""
+    todo = [j for j in jobs if status(Path(j.folder)) not in ("finished", "unsupported")]
+    statuses = {j.label: status(Path(j.folder)) for j in jobs if j not in todo}
+    bar = _Bar(sum(j.evaluations for j in jobs), sum(j.evaluations for j in jobs if j not in todo), progress)
+    if ray_address is not None:
+        statuses |= _on_ray(todo, ray_address, bar)
+    elif workers <= 1:
+        for job in todo:
+            statuses[job.label] = run_job(job, bar.advance)
+    else:
+        statuses |= _in_processes(todo, workers, bar)
+    bar.close()
+    return statuses
+
+
+class _Bar:
+    """The grid's progress: evaluations done over all evaluations, and the run that last moved."""
+
+    def __init__(self, total: int, initial: int, shown: bool):
+        self.tqdm = None
+        if shown:
+            from tqdm import tqdm
+
+            self.tqdm = tqdm(total=total, initial=initial, unit="eval", desc="benchmark", dynamic_ncols=True)
+
+    def advance(self, label: str, n: int) -> None:
+        if self.tqdm is not None:
+            self.tqdm.set_postfix_str(label, refresh=False)
+            self.tqdm.update(n)
+
+    def close(self) -> None:
+        if self.tqdm is not None:
+            self.tqdm.close()
+
+
+def _put(queue, label: str, n: int) -> None:
+    """A worker's progress report, sent to the main process (a module function: it travels by pickle)."""
+    queue.put((label, n))
+
+
+def _in_processes(jobs: list[Job], workers: int, bar: _Bar) -> dict[str, str]:
+    """Jobs in `workers` spawned processes (a fresh interpreter each: no forked torch or Ray state)."""
+    import multiprocessing
+    import queue as queues
+
+    context = multiprocessing.get_context("spawn")
+    statuses: dict[str, str] = {}
+    with context.Manager() as manager:
+        messages = manager.Queue()
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        try:
+            pending = {pool.submit(run_job, job, functools.partial(_put, messages)): job for job in jobs}
+            while pending:
+                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                while True:
+                    try:
+                        bar.advance(*messages.get_nowait())
+                    except queues.Empty:
+                        break
+                for future in finished:
+                    statuses[pending.pop(future).label] = future.result()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+    return statuses
+
+
+def _on_ray(jobs: list[Job], address: str, bar: _Bar) -> dict[str, str]:
+    """Jobs as Ray tasks (one CPU each) on the cluster at `address`; the bar moves as runs finish."""
+    from tabletop.agents.extras import require
+
+    require("tabletop benchmark --ray-address", "ray")
+    import ray
+
+    ray.init(address=address, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1)(run_job)
+        pending = {remote.remote(job): job for job in jobs}
+        statuses = {}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(ready[0])
+            statuses[job.label] = ray.get(ready[0])
+            bar.advance(job.label, job.evaluations)
+        return statuses
+    finally:
+        ray.shutdown()
+
+
+def grid_table(jobs: list[Job], statuses: dict[str, str]) -> str:
+    """Task by algorithm: how many seeds finished, and which could not run (the family's reason)."""
+    runs = [j for j in jobs if j.algorithm is not None]
+    cells: dict[tuple[str, str], list[str]] = {}
+    reasons: dict[tuple[str, str], str] = {}
+    for job in runs:
+        key = (job.task["name"], job.algorithm)
+        cells.setdefault(key, []).append(statuses.get(job.label, "new"))
+        unsupported = read_json(Path(job.folder) / UNSUPPORTED)
+        if unsupported is not None:
+            reasons[key] = unsupported["reason"]
+    algorithms = list(dict.fromkeys(j.algorithm for j in runs))
+    tasks = list(dict.fromkeys(j.task["name"] for j in runs))
+    lines = [f"{'task':<22}" + "".join(f"{a:>14}" for a in algorithms)]
+    for task in tasks:
+        row = f"{task:<22}"
+        for algorithm in algorithms:
+            seen = cells.get((task, algorithm), [])
+            if (task, algorithm) in reasons:
+                row += f"{'unsupported':>14}"
+            else:
+                failed = seen.count("failed")
+                text = f"{seen.count('finished')}/{len(seen)}" + (f" ({failed} failed)" if failed else "")
+                row += f"{text:>14}"
+        lines.append(row)
+    for (task, algorithm), reason in reasons.items():
+        lines.append(f"{algorithm} on {task}: {reason}")
+    for job in runs:
+        if statuses.get(job.label) == "failed":
+            lines.append(f"{job.label} failed: see {Path(job.folder) / ERROR}")
+    return "\n".join(lines)
