@@ -144,7 +144,7 @@ class TaskVectorEnv(VectorEnv):
         return self._batched._masks.copy()
 
     def close(self, **kwargs: Any) -> None:
-        self._batched.close()
+        """Nothing to release: the games live in this process."""
 
     # --- the opponent pool --------------------------------------------------------------------------------
     def add_snapshot(self, name: str, module: nn.Module, greedy: bool = False) -> None:

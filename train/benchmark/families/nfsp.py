@@ -17,7 +17,6 @@ Cooperative tasks are refused: there is no opponent to reach an equilibrium with
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from tabletop.agents.networks.common import masked
 from tabletop.train.benchmark.families import dqn
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.qlearning import build_network, policy_player
+from tabletop.train.benchmark.vector import TaskVectorEnv
 from tabletop.train.selfplay.config import SELF
 
 DEFAULTS: dict[str, Any] = {
