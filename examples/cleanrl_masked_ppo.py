@@ -35,7 +35,9 @@ def parse_args(argv=None):
     p.add_argument("--task", default="cromlet_2p", help="the task's name in the suite")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (torch, numpy and the games)")
     p.add_argument("--total-steps", type=int, default=None, help="learner steps (default: the task's budget)")
-    p.add_argument("--eval-every", type=int, default=None, help="learner steps between evaluations (default: the task's)")
+    p.add_argument(
+        "--eval-every", type=int, default=None, help="learner steps between evaluations (default: the task's)"
+    )
     p.add_argument("--eval-games", type=int, default=None, help="games per panel member (default: the task's)")
     p.add_argument("--out", default="runs/bench", help="the benchmark folder the run is written into")
     p.add_argument("--name", default="cleanrl_ppo", help="the algorithm's name in the report")
@@ -195,7 +197,9 @@ def main(argv=None):
 
     # the run, as the benchmark runner writes one (tabletop benchmark report reads it)
     params = {k: v for k, v in vars(args).items() if k not in ("suite", "out")}
-    write_json(run_dir / "run.json", {"task": task_dict(task), "algorithm": args.name, "params": params, "seed": args.seed})
+    write_json(
+        run_dir / "run.json", {"task": task_dict(task), "algorithm": args.name, "params": params, "seed": args.seed}
+    )
     write_json(run_dir / "evals.json", evals)
     write_json(run_dir / "timing.json", {"train_cpu_seconds": train_cpu, "eval_cpu_seconds": eval_cpu})
     (run_dir / "finished").write_text("")
