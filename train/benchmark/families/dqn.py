@@ -105,7 +105,7 @@ class DQNLearner:
         return env
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot(f"{self.steps}", self.dqn.q)
+        env.add_snapshot(f"{self.steps}", self.dqn.q, greedy=True)  # a Q-network's policy is its argmax
 
     def choose(self) -> np.ndarray:
         epsilon = linear_epsilon(self.params, self.steps, self.task.budget)
