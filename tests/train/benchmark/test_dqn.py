@@ -8,7 +8,9 @@ from support.benchmark import register_toy, task, win_rate
 
 from tabletop import envs
 from tabletop.agents import PolicyAgent
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
+from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW
 from tabletop.train.benchmark.families.dqn import FAMILY
 
 SMALL = {
@@ -75,8 +77,21 @@ def test_a_save_with_other_parameters_or_unknown_ones_is_refused(tmp_path):
         FAMILY.start(task(), {"lr": 1}, 1, tmp_path)
 
 
-def test_every_defaults_key_is_read_and_cooperative_tasks_are_supported():
-    assert FAMILY.unsupported(task(learner_seats="all")) is None
+def test_a_cooperative_task_trains_over_every_seat_and_its_player_finishes_a_game(tmp_path):
+    krz = EnvSpec("krz_grtn_v1")
+    cooperative = task(krz, {}, learner_seats="all")
+    assert FAMILY.unsupported(cooperative) is None
+    learner = FAMILY.start(cooperative, {**SMALL, "num_envs": 2, "learning_starts": 32, "hidden": [16]}, 0, tmp_path)
+    learner.train_until(96)
+    assert learner.steps >= 96 and learner.replay.sample(8, learner.rng) is not None
+    player, aec = learner.agent(), krz.make_raw()
+    aec.reset(seed=TRAINING_SEEDS_BELOW)
+    while not aec.game_state.is_terminal():  # every seat the greedy player's; an illegal move raises
+        state = aec.game_state
+        aec.step(act_for(player, aec, state, state.current_player))
+
+
+def test_the_defaults_name_the_documented_hyperparameters():
     assert {"learning_rate", "buffer_size", "batch_size", "epsilon_start", "target_update", "hidden"} <= set(
         FAMILY.defaults
     )
