@@ -85,6 +85,8 @@ class TaskVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.opponents = dict(task.opponents if opponents is None else opponents)
         self.cooperative = task.learner_seats == "all"
+        if not self.cooperative and not any(w > 0 for w in self.opponents.values()):
+            raise ValueError(f"task {task.name}: learner_seats 'one' needs opponents with a positive weight")
         self.max_snapshots = max_snapshots
         self._snapshots: OrderedDict[str, tuple[Snapshot, bool]] = OrderedDict()
         probe = task.env.make_raw()
@@ -121,7 +123,7 @@ class TaskVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be {self.num_envs} integers, one per game; got {actions.dtype} {actions.shape}"
             )
-        masks = self._batched._masks
+        masks = self._batched.action_masks()
         legal = (actions >= 0) & (actions < masks.shape[1])
         legal[legal] = masks[np.flatnonzero(legal), actions[legal]]
         if not legal.all():
@@ -141,7 +143,7 @@ class TaskVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """`(num_envs, num_actions)` bool: the legal actions of the seat the learner plays now in each game."""
-        return self._batched._masks.copy()
+        return self._batched.action_masks()
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release: the games live in this process."""

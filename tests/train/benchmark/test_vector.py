@@ -163,5 +163,7 @@ def test_a_cooperative_task_plays_every_seat_with_its_mask():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="num_envs=0"):
         TaskVectorEnv(task(CROMLET), 0)
+    with pytest.raises(ValueError, match="needs opponents with a positive weight"):
+        TaskVectorEnv(task(CROMLET, {"random": 0.0}), 2)
     with pytest.raises(ValueError, match="training seeds lie in"):
         TaskVectorEnv(task(CROMLET), 2, seed=TRAINING_SEEDS_BELOW)
