@@ -52,7 +52,7 @@ def uniform_loss(learner) -> float:
     return float(sum(math.log(m.sum()) for m in r.mask[: min(r.seen, r.capacity)]) / min(r.seen, r.capacity))
 
 
-def test_the_average_policy_learns_the_best_responses_and_opponents_are_its_copy(tmp_path):
+def test_the_average_policy_fits_the_best_responses_and_opponents_get_refreshed_copies(tmp_path):
     learner = FAMILY.start(task(budget=1500), SMALL, 0, tmp_path)
     assert learner.env.opponents == {"self": 1.0} and learner.env.snapshots == ["average"]
     first = [w.clone() for w in learner.average.state_dict().values()]
