@@ -36,7 +36,10 @@ class SeatGame:
 
     Each game owns its generator: a deal draws the table's seed, then one opponent per other seat from the
     pool, and the learner's seat rotates with the episode count, so games seeded alike deal alike on
-    either path."""
+    either path. Table seeds are drawn below `table_seeds` (the benchmark's vector env lowers it to keep
+    training deals off its evaluation seeds)."""
+
+    table_seeds = 2**31
 
     def __init__(
         self,
@@ -65,7 +68,7 @@ class SeatGame:
 
     def deal(self) -> None:
         """A new game: the table's seed, the learner's seat and its opponents, drawn in that order."""
-        self.aec.reset(seed=int(self.rng.integers(2**31)))
+        self.aec.reset(seed=int(self.rng.integers(self.table_seeds)))
         self.seat = self.episode % len(self.agents)
         self.episode += 1
         if not self.cooperative:
