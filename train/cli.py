@@ -209,6 +209,36 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exploit(args: argparse.Namespace) -> int:
+    """`tabletop exploit`: a fresh PPO best response to one frozen policy, and its result against it."""
+    from tabletop.train.benchmark.exploit import exploit
+
+    try:
+        override = json.loads(args.override) if args.override is not None else {}
+    except json.JSONDecodeError as err:
+        raise ValueError(f"--override is not valid JSON ({err}): {args.override}") from None
+    if not isinstance(override, dict):
+        raise ValueError(
+            f'--override must be a JSON object such as \'{{"ppo": {{"ent_coef": 0.0}}}}\', got {args.override}'
+        )
+    result = exploit(
+        env_spec(args.env_id, args.env_kwargs),
+        args.policy,
+        budget=args.budget,
+        games=args.games,
+        seed=args.seed,
+        out=args.out,
+        override=override,
+        progress=not args.quiet,
+    )
+    print(result.line())
+    print(f"run folder {result.run_dir}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result.to_dict(), f, indent=2)
+    return 0
+
+
 def _export(args: argparse.Namespace) -> int:
     from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
     from tabletop.train.serving.export import export_trained
@@ -473,6 +503,36 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. the flat MLP before a structured network)",
     )
     b.set_defaults(func=_bench)
+
+    from tabletop.train.benchmark.exploit import DEFAULT_BUDGET, DEFAULT_GAMES
+
+    xp = sub.add_parser(
+        "exploit",
+        help="approximate exploitability: train a fresh PPO best response to a frozen policy, report its win rate "
+        "against it (a lower bound on how exploitable the policy is)",
+    )
+    xp.lists_agents = True
+    _game_arguments(xp, '{"num_players": 2}')
+    xp.add_argument("policy", metavar="POLICY", help=f"the frozen policy to exploit: {AGENT_SPECS}")
+    xp.add_argument(
+        "--budget", type=positive_int, default=DEFAULT_BUDGET, help="learner steps of the best response's training"
+    )
+    xp.add_argument(
+        "--games", type=positive_int, default=DEFAULT_GAMES, help="evaluation games, on seeds 10,000,000 and up"
+    )
+    xp.add_argument(
+        "--seed", type=int, default=0, help="the training run's seed (the learner's weights, its games' deals)"
+    )
+    xp.add_argument(
+        "--override",
+        metavar="JSON",
+        help='change the stated protocol, e.g. \'{"ppo": {"ent_coef": 0.0}, "network": {"kind": "mlp"}}\' '
+        "(keys as in training configs, docs/training.md; default: none, the protocol of docs/benchmark.md)",
+    )
+    xp.add_argument("--out", help="run folder (default: runs/exploit-<GAME>-<POLICY>-<BUDGET>-s<SEED>)")
+    xp.add_argument("--json", help="also write the result to this JSON file (the run folder holds exploit.json)")
+    xp.add_argument("--quiet", action="store_true", help="no progress bar for the evaluation games")
+    xp.set_defaults(func=_exploit)
 
     x = sub.add_parser("export", help="export a trained policy to ONNX with metadata for other frontends")
     x.add_argument(
