@@ -107,7 +107,7 @@ def _layer(name: str) -> int:
     parts = name.split(".")[1:]
     if parts[0] == "train":
         room = parts[1] if len(parts) > 1 else "cli"
-        return {"evaluation": 7, "serving": 7, "selfplay": 8, "web": 9, "rllib": 9}.get(room, 10)
+        return {"evaluation": 7, "serving": 7, "selfplay": 8, "web": 9, "rllib": 9, "benchmark": 9.5}.get(room, 10)
     if parts[0] == "agents":
         return 6
     if parts == ["envs"] or parts[:2] == ["envs", "registry"]:
