@@ -131,6 +131,11 @@ def main() -> int:
         metavar="KEY=VALUE",
         help="set a config key on the 'after' side only, VALUE in YAML (e.g. sb3.overlap=true); repeatable",
     )
+    parser.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="run the sides one after the other (on an idle machine: what each gets with the cores to itself)",
+    )
     args = parser.parse_args()
     after = {}
     for item in args.after:
@@ -144,12 +149,13 @@ def main() -> int:
         totals = {}
         for round_ in range(args.rounds):
             for config in configs:
-                running = {
-                    side: start_side(path, config, args.steps, after if side == "after" else {})
-                    for side, path in sides.items()
-                }
+                running = {}
+                for side, path in sides.items():
+                    running[side] = start_side(path, config, args.steps, after if side == "after" else {})
+                    if args.one_at_a_time:
+                        running[side] = result_of(running[side], config)
                 for side, process in running.items():
-                    result = result_of(process, config)
+                    result = process if isinstance(process, dict) else result_of(process, config)
                     print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
                     total = totals.setdefault((config, side), dict.fromkeys(result, 0))
                     for key in total:

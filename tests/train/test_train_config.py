@@ -9,7 +9,9 @@ import yaml
 
 from tabletop.train.selfplay.config import ConfigError, load_config, parse_config
 
-CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").rglob("*.yaml"))
+CONFIGS = sorted(  # training configs; configs/benchmark/ holds suites (tests/train/benchmark/test_suite.py)
+    p for p in Path(__file__).resolve().parents[2].joinpath("configs").rglob("*.yaml") if "benchmark" not in p.parts
+)
 BASE = {"env_id": "cromlet_v0", "total_steps": 1000}
 
 
