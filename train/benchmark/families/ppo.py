@@ -18,8 +18,7 @@ from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
 
 UNSCHEDULED = 2**62  # the trainer's own evaluations and checkpoints: never (the benchmark runner owns them)
 
-DEFAULTS: dict[str, Any] = {
-    # ppo: (SB3's names)
+PPO_DEFAULTS: dict[str, Any] = {  # the PPO hyperparameters both PPO families read (SB3's names)
     "learning_rate": 3e-4,
     "batch_size": 512,
     "n_epochs": 4,
@@ -29,6 +28,10 @@ DEFAULTS: dict[str, Any] = {
     "ent_coef": 0.01,
     "vf_coef": 0.5,
     "max_grad_norm": 0.5,
+}
+
+DEFAULTS: dict[str, Any] = {
+    **PPO_DEFAULTS,
     "target_kl": None,
     # rollouts: games stepped together (batched, opponents' moves batched) x steps per game
     "num_envs": 16,

@@ -21,22 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.train.benchmark.families.base import Task
-from tabletop.train.benchmark.families.ppo import UNSCHEDULED, below_training_limit
+from tabletop.train.benchmark.families.ppo import PPO_DEFAULTS, UNSCHEDULED, below_training_limit
 
 STATE_FILE = "rllib_state.json"
 ALGORITHM = "algorithm"
 
 DEFAULTS: dict[str, Any] = {
-    # ppo: (SB3's names, mapped to RLlib's by train/rllib/trainer.py)
-    "learning_rate": 3e-4,
-    "batch_size": 512,
-    "n_epochs": 4,
-    "gamma": 0.995,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "vf_coef": 0.5,
-    "max_grad_norm": 0.5,
+    **PPO_DEFAULTS,  # SB3's names, mapped to RLlib's by train/rllib/trainer.py
     # network: the masked MLP (RLlib trains network kind mlp only)
     "hidden": [256, 256],
     "activation": "tanh",
