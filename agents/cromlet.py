@@ -6,42 +6,73 @@
   player; keeps wilds for claiming.
 - `blocker`: `patient`, and once its claims are used up it blocks: covers the highest circles others
   could still claim (wilds included) and closes cromlets on their last circle so nobody scores them.
+
+The scores of every legal action are one compiled loop (numba, cached on disk): a search player's rollouts
+call them thousands of times a move. tests/oracles/cromlet_heuristics.py keeps the one-action-at-a-time
+Python they replaced, and tests/agents/test_cromlet_heuristics.py holds the loop to it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from tabletop.envs.cromlet import board as B
-from tabletop.envs.cromlet.rules import decode_action
+from tabletop.envs.cromlet.actions import PLAY_CLAIM, TRADE_ONE, WILD_CLAIM, WILD_PLAY
+
+GREEDY, PATIENT, BLOCKER = range(3)
+CROMLET_STOP = np.append(B.CROMLET_START[1:], B.NUM_CIRCLES)
+CIRCLE_VALUE, CIRCLE_CROMLET, CROMLET_START = B.CIRCLE_VALUE, B.CIRCLE_CROMLET, B.CROMLET_START  # globals for numba
 
 
-class BoardFacts:
-    """What the public board says, computed once per decision."""
-
-    def __init__(self, view: dict[str, Any]):
-        self.open = (view["cover"] < 0) & ~view["closed"][B.CIRCLE_CROMLET]
-        values = np.where(self.open, B.CIRCLE_VALUE, 0)
-        self.best_open = np.maximum.reduceat(values, B.CROMLET_START)  # per cromlet, 0 if none open
-        self.deck_fraction = view["deck_size"] / B.NUM_CARDS
-        team = view["team_of"][view["player"]]
-        self.claims_left = view["claim_limit"] - int(view["team_claims"][team])
-
-    def next_open_after(self, circle: int) -> int:
-        """Value of the next open circle above `circle` in its cromlet (0 if none)."""
-        k = B.CIRCLE_CROMLET[circle]
-        above = [c for c in B.circles_of(k) if c > circle and self.open[c]]
-        return int(B.CIRCLE_VALUE[above[0]]) if above else 0
-
-    def is_lowest_open(self, circle: int) -> bool:
-        k = B.CIRCLE_CROMLET[circle]
-        return not any(self.open[c] for c in B.circles_of(k) if c < circle)
+@numba.njit(cache=True)
+def score_actions(style, legal, open_, best_open, claim_bar, claims_left):
+    """Each legal action's score under heuristic `style` (higher is better), from the public board: which
+    circles are open, each cromlet's best open value, `patient`'s claim bar and the mover's claims left."""
+    scores = np.empty(legal.shape[0])
+    for i in range(legal.shape[0]):
+        action = legal[i]
+        if action >= TRADE_ONE:  # trade one or two dead cards
+            scores[i] = (-100.0 if style == GREEDY else -8.0) + (action - TRADE_ONE + 1)
+            continue
+        circle = action % B.NUM_CIRCLES
+        claim = (PLAY_CLAIM <= action < WILD_PLAY) or action >= WILD_CLAIM
+        wild = action >= WILD_PLAY
+        value = float(CIRCLE_VALUE[circle])
+        if style == GREEDY:
+            scores[i] = 100.0 + value - (0.5 if wild else 0.0) if claim else -value - (50.0 if wild else 0.0)
+            continue
+        k = CIRCLE_CROMLET[circle]
+        if claim:  # a claim below the bar is legal but premature (a forced claim still wins as the only move)
+            offer = value / max(best_open[k], 1)
+            scores[i] = 100.0 + value - (1.0 if wild else 0.0) if offer >= claim_bar else -50.0 + value
+            continue
+        lowest = True  # no open circle below in the cromlet: covering this one opens the next to a claim
+        for c in range(CROMLET_START[k], circle):
+            if open_[c]:
+                lowest = False
+                break
+        next_open = 0  # the value of the next open circle above (0 if none)
+        for c in range(circle + 1, CROMLET_STOP[k]):
+            if open_[c]:
+                next_open = CIRCLE_VALUE[c]
+                break
+        gift = next_open if lowest else 0
+        if style == BLOCKER and claims_left <= 0:  # closing a cromlet at the limit: nobody scores it
+            scores[i] = 30.0 + value if lowest and next_open == 0 else value - 1.5 * gift - (5.0 if wild else 0.0)
+        else:  # shed low cards, do not open a claim for the next player, keep wilds for claiming
+            cost = value + 1.5 * gift
+            if wild:
+                cost += 40.0
+            scores[i] = -cost
+    return scores
 
 
 class _Heuristic:
     name = "heuristic"
+    style = GREEDY
     needs_observation = False
 
     def __init__(self, seed: int | None = None):
@@ -53,73 +84,45 @@ class _Heuristic:
 
     def best_actions(self, action_mask: np.ndarray, view: dict[str, Any]) -> np.ndarray:
         """Every legal action of the top score: `act` draws among them (what an imitation of it should learn)."""
-        legal = np.flatnonzero(action_mask)
-        facts = BoardFacts(view)
-        scores = np.array([self.score(int(a), facts, view) for a in legal])
+        legal, scores = self.scored(action_mask, view)
         return legal[scores == scores.max()]
 
-    def score(self, action: int, facts: BoardFacts, view: dict[str, Any]) -> float:
-        raise NotImplementedError
+    def scored(self, action_mask: np.ndarray, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and their scores (higher is better)."""
+        open_ = (view["cover"] < 0) & ~view["closed"][CIRCLE_CROMLET]
+        best_open = np.maximum.reduceat(np.where(open_, CIRCLE_VALUE, 0), CROMLET_START)  # 0 if none open
+        claims_left = view["claim_limit"] - int(view["team_claims"][view["team_of"][view["player"]]])
+        legal = np.flatnonzero(action_mask)
+        bar = self.claim_bar(view["deck_size"] / B.NUM_CARDS)
+        return legal, score_actions(self.style, legal, open_, best_open, bar, claims_left)
+
+    def claim_bar(self, deck_fraction: float) -> float:
+        """The least share of its cromlet's best open value a claim must offer (greedy: any)."""
+        return 0.0
 
 
 class Greedy(_Heuristic):
     name = "greedy"
-
-    def score(self, action: int, facts: BoardFacts, view: dict[str, Any]) -> float:
-        kind, arg = decode_action(action)
-        if kind == "trade":
-            return -100.0 + arg
-        value = float(B.CIRCLE_VALUE[arg])
-        if kind.endswith("claim"):
-            return 100.0 + value - (0.5 if kind.startswith("wild") else 0.0)
-        return -value - (50.0 if kind == "wild" else 0.0)
+    style = GREEDY
 
 
 class Patient(_Heuristic):
     """Claim when the offer reaches a bar that falls from 90% of the cromlet's best open value to 0."""
 
     name = "patient"
+    style = PATIENT
     start_bar = 0.9
     endgame_deck = 0.08  # below this deck fraction, take whatever is on offer
 
-    def claim_bar(self, facts: BoardFacts) -> float:
-        if facts.deck_fraction < self.endgame_deck:
+    def claim_bar(self, deck_fraction: float) -> float:
+        if deck_fraction < self.endgame_deck:
             return 0.0
-        return self.start_bar * min(1.0, facts.deck_fraction / 0.7)
-
-    def score(self, action: int, facts: BoardFacts, view: dict[str, Any]) -> float:
-        kind, arg = decode_action(action)
-        if kind == "trade":
-            return -8.0 + arg  # better than gifting a claim, worse than a quiet play
-        value = float(B.CIRCLE_VALUE[arg])
-        k = B.CIRCLE_CROMLET[arg]
-        if kind.endswith("claim"):
-            offer = value / max(facts.best_open[k], 1)
-            if offer >= self.claim_bar(facts):
-                return 100.0 + value - (1.0 if kind.startswith("wild") else 0.0)
-            return -50.0 + value  # legal but premature (a forced claim still wins when it is the only move)
-        return self.quiet_play(kind, arg, value, facts)
-
-    def quiet_play(self, kind: str, circle: int, value: float, facts: BoardFacts) -> float:
-        """Shed low cards; opening the cromlet's next circle to a claim costs that circle's value."""
-        gift = facts.next_open_after(circle) if facts.is_lowest_open(circle) else 0
-        cost = value + 1.5 * gift
-        if kind == "wild":
-            cost += 40.0  # wilds are for claiming
-        return -cost
+        return self.start_bar * min(1.0, deck_fraction / 0.7)
 
 
 class Blocker(Patient):
     name = "blocker"
-
-    def quiet_play(self, kind: str, circle: int, value: float, facts: BoardFacts) -> float:
-        if facts.claims_left > 0:
-            return super().quiet_play(kind, circle, value, facts)
-        last = facts.is_lowest_open(circle) and facts.next_open_after(circle) == 0
-        if last:
-            return 30.0 + value  # closing a cromlet at the limit: nobody scores it
-        gift = facts.next_open_after(circle) if facts.is_lowest_open(circle) else 0
-        return value - 1.5 * gift - (5.0 if kind == "wild" else 0.0)
+    style = BLOCKER
 
 
 HEURISTICS = {cls.name: cls for cls in (Greedy, Patient, Blocker)}

@@ -1,0 +1,45 @@
+"""Cromlet's heuristics score every legal action over arrays; the one-action-at-a-time scoring they replaced
+(tests/oracles/cromlet_heuristics.py) must give the same scores, hence the same moves from the same seeds.
+
+Positions come from random play over configurations where claim limits, closings, wilds and an empty deck come
+up often. CI compares a few thousand; for the recorded run set CROMLET_DIFF_POSITIONS, e.g.
+`CROMLET_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/agents/test_cromlet_heuristics.py`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from oracles import cromlet_heuristics as oracle
+from support.cromlet import random_states
+
+from tabletop.agents import cromlet as arrays
+
+POSITIONS = int(os.environ.get("CROMLET_DIFF_POSITIONS", "3000"))
+CONFIGS = (  # claim limits reached early, small hands, teams, many players: blocking and closing come up often
+    {"num_players": 2},
+    {"num_players": 4},
+    {"num_players": 4, "teams": 2},
+    {"num_players": 2, "claim_limit": 1},
+    {"num_players": 3, "claim_limit": 1, "hand_size": 3},
+    {"num_players": 6, "hand_size": 23},
+)
+
+
+@pytest.mark.parametrize("name", sorted(arrays.HEURISTICS))
+def test_array_scores_equal_the_one_action_scores(name):
+    new, old = arrays.HEURISTICS[name](seed=1), oracle.HEURISTICS[name](seed=1)
+    compared = 0
+    share = -(-POSITIONS // len(CONFIGS))
+    positions = (s for i, c in enumerate(CONFIGS) for s in random_states(c, share, seed=11 + i))
+    for state in positions:
+        view, mask = state.view(state.current_player), state.legal_action_mask()
+        legal, scores = new.scored(mask, view)
+        facts = oracle.BoardFacts(view)
+        expected = np.array([old.score(int(a), facts, view) for a in legal])
+        np.testing.assert_array_equal(scores, expected)  # bit for bit: the same ties, the same draws
+        assert new.act(None, mask, view) == old.act(None, mask, view)
+        compared += 1
+    assert compared == share * len(CONFIGS)
