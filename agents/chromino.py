@@ -39,6 +39,21 @@ class _PlacementHeuristic:
             return layout.encode("place", int(row), int(col))
         return layout.encode("choose", int(tile), int(orientation))
 
+    def ranked(self, action_mask: np.ndarray, view: dict[str, Any]) -> list[int]:
+        """The legal actions best first (a search player's candidates): at the choose step each tile and way
+        round by its best placement's score, at the place step each place by its score; then the rest (draw,
+        or passing on a drawn tile that fits) in action order."""
+        layout = action_layout(view["grid_size"])
+        moves = view["legal_moves"]
+        if moves is None or len(moves) == 0:
+            return np.flatnonzero(action_mask).tolist()
+        place = view["phase"] == "place"
+        if place:
+            moves = moves[(moves[:, 0] == view["chosen_tile"]) & (moves[:, 1] == view["chosen_orientation"])]
+        order = moves[np.argsort(-self._score(moves, view), kind="stable")].tolist()
+        actions = (layout.encode("place", r, c) if place else layout.encode("choose", t, o) for t, o, r, c, _ in order)
+        return list(dict.fromkeys([*actions, *np.flatnonzero(action_mask).tolist()]))  # each at its best place
+
     def _score(self, moves: np.ndarray, view: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 

@@ -28,9 +28,12 @@ CIRCLE_VALUE, CIRCLE_CROMLET, CROMLET_START = B.CIRCLE_VALUE, B.CIRCLE_CROMLET, 
 
 
 @numba.njit(cache=True)
-def score_actions(style, legal, open_, best_open, claim_bar, claims_left):
-    """Each legal action's score under heuristic `style` (higher is better), from the public board: which
-    circles are open, each cromlet's best open value, `patient`'s claim bar and the mover's claims left."""
+def score_actions(style, legal, cover, closed, claim_bar, claims_left):
+    """Each legal action's score under heuristic `style` (higher is better), from the public board (the view's
+    `cover` and `closed`), `patient`'s claim bar and the mover's claims left."""
+    open_ = np.empty(B.NUM_CIRCLES, dtype=np.bool_)
+    for c in range(B.NUM_CIRCLES):
+        open_[c] = cover[c] < 0 and not closed[CIRCLE_CROMLET[c]]
     scores = np.empty(legal.shape[0])
     for i in range(legal.shape[0]):
         action = legal[i]
@@ -46,7 +49,11 @@ def score_actions(style, legal, open_, best_open, claim_bar, claims_left):
             continue
         k = CIRCLE_CROMLET[circle]
         if claim:  # a claim below the bar is legal but premature (a forced claim still wins as the only move)
-            offer = value / max(best_open[k], 1)
+            best_open = 0  # the cromlet's best open value
+            for c in range(CROMLET_START[k], CROMLET_STOP[k]):
+                if open_[c]:
+                    best_open = max(best_open, CIRCLE_VALUE[c])
+            offer = value / max(best_open, 1)
             scores[i] = 100.0 + value - (1.0 if wild else 0.0) if offer >= claim_bar else -50.0 + value
             continue
         lowest = True  # no open circle below in the cromlet: covering this one opens the next to a claim
@@ -87,14 +94,17 @@ class _Heuristic:
         legal, scores = self.scored(action_mask, view)
         return legal[scores == scores.max()]
 
+    def ranked(self, action_mask: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        """The legal actions best first (equal scores in action order): a search player's candidates."""
+        legal, scores = self.scored(action_mask, view)
+        return legal[np.argsort(-scores, kind="stable")]
+
     def scored(self, action_mask: np.ndarray, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """The legal actions and their scores (higher is better)."""
-        open_ = (view["cover"] < 0) & ~view["closed"][CIRCLE_CROMLET]
-        best_open = np.maximum.reduceat(np.where(open_, CIRCLE_VALUE, 0), CROMLET_START)  # 0 if none open
         claims_left = view["claim_limit"] - int(view["team_claims"][view["team_of"][view["player"]]])
         legal = np.flatnonzero(action_mask)
         bar = self.claim_bar(view["deck_size"] / B.NUM_CARDS)
-        return legal, score_actions(self.style, legal, open_, best_open, bar, claims_left)
+        return legal, score_actions(self.style, legal, view["cover"], view["closed"], bar, claims_left)
 
     def claim_bar(self, deck_fraction: float) -> float:
         """The least share of its cromlet's best open value a claim must offer (greedy: any)."""

@@ -28,6 +28,16 @@ from tabletop.envs.kings_cribbage.tiles import (
 )
 
 
+def _offered(view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Moves mode: the offered moves as the move generator gives them (points, actions padded with -1, lengths)."""
+    offered = view["offered"]
+    actions = np.full((len(offered), MAX_HAND), -1, dtype=np.int64)
+    for i, move in enumerate(offered):
+        actions[i, : len(move)] = move
+    lengths = np.array([len(move) for move in offered], dtype=np.int64)
+    return np.array(view["offered_points"], dtype=np.int64), actions, lengths
+
+
 class _Planner:
     """Shared machinery: choose a move (by `value`) or an exchange (by `keep`), then play it out."""
 
@@ -81,6 +91,13 @@ class _Planner:
         """What the move choice maximises: the value, unless a subclass looks further."""
         return self.value(points, actions, lengths, view)
 
+    def ranked(self, action_mask: np.ndarray, view: dict[str, Any]) -> list[int]:
+        """Moves mode: the offered moves' slots best first (a search player's candidates; tiles mode compares
+        whole moves, agents/search/turns.py); with no move, every legal exchange in action order."""
+        if view["action_mode"] != "moves" or not view["can_move"]:
+            return np.flatnonzero(action_mask).tolist()
+        return np.argsort(-self.choice_scores(*_offered(view), view), kind="stable").tolist()
+
     def _best(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> int:
         """The index of the move that scores best (ties broken at random)."""
         scores = self.choice_scores(points, actions, lengths, view)
@@ -91,12 +108,7 @@ class _Planner:
         """Moves mode: the slot of the best offered move, or the exchange of the tiles this player gives back."""
         exchange_base = moves_layout(view["max_moves"]).start("exchange")
         if view["can_move"]:
-            offered = view["offered"]
-            actions = np.full((len(offered), MAX_HAND), -1, dtype=np.int64)
-            for i, move in enumerate(offered):
-                actions[i, : len(move)] = move
-            lengths = np.array([len(move) for move in offered], dtype=np.int64)
-            return self._best(np.array(view["offered_points"], dtype=np.int64), actions, lengths, view)
+            return self._best(*_offered(view), view)
         rack = view["rack"]
         give = [kind for kind in rack if not self.keep(kind)][: view["bag_sizes"][view["player"]]]
         choice = 0

@@ -5,9 +5,10 @@ At each decision the candidates (turns.py) are compared on the same worlds: each
 there and then the rollout heuristic for every seat to the end (or `depth` actions), and adds up the seat's
 results (`value=win`) or score margins (`value=margin`). Sequential halving spends the budget: ceil(log2 k)
 rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean over all
-its rollouts wins (ties: the earlier candidate, the rollout heuristic's own choice first). With `guard=1` that
-choice is kept through every round and the last round's own rollouts decide, so the player leaves it only
-when a rival beats it head to head on fresh worlds. This is OpenSpiel's IS-MCTS cut to its root
+its rollouts wins (ties: the earlier candidate, the rollout heuristic's own choice first). With `guard=Z` that
+choice is kept through every round and left only when a rival leads it on the last round's fresh worlds by
+more than Z standard errors of the paired differences: a decision's effect on a game's result is small beside
+a rollout's noise, so without such a test the search mostly trades the heuristic's move for a lucky one. This is OpenSpiel's IS-MCTS cut to its root
 information set: no tree below the first move (a deeper tree was not tried).
 """
 
@@ -75,23 +76,35 @@ class SearchAgent:
         for r in range(rounds):
             passes = max(1, self.options.sims // (rounds * len(alive)))
             deadline = start + self.options.seconds * (r + 1) / rounds
-            last = np.zeros(len(turns))  # this round's sums: with `guard`, the last round alone decides
-            done = 0
-            while done < passes if self.options.sims else (done == 0 or time.process_time() < deadline):
+            worlds = []  # this round's results: a row per world, a column per candidate (NaN: not rolled out)
+            while len(worlds) < passes if self.options.sims else (not worlds or time.process_time() < deadline):
                 world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
+                row = np.full(len(turns), np.nan)
                 for i in alive:
-                    last[i] += self.rollout(world.clone(), turns[i], seat, seed)
-                    count[i] += 1
-                done += 1
-            total += last
+                    row[i] = self.rollout(world.clone(), turns[i], seat, seed)
+                worlds.append(row)
+            last = np.array(worlds)
+            total[alive] += last[:, alive].sum(0)
+            count[alive] += len(last)
             if r < rounds - 1:  # keep the better half; a stable sort keeps the earlier of equals
                 keep = sorted(alive, key=lambda i: -total[i] / count[i])[: math.ceil(len(alive) / 2)]
                 if self.options.guard and 0 not in keep:  # the heuristic's own choice stays to the end
                     keep[-1] = 0
                 alive = sorted(keep)
-        score = last if self.options.guard else total / np.maximum(count, 1)
-        best = max(alive, key=lambda i: (score[i], -i))
-        return turns[best], count
+        if self.options.guard:
+            return turns[self.guarded(last, alive)], count
+        return turns[max(alive, key=lambda i: (total[i] / count[i], -i))], count
+
+    def guarded(self, last: np.ndarray, alive: list[int]) -> int:
+        """The heuristic's own choice (0), unless a rival's mean lead over it on the last round's worlds (the
+        same worlds for both: paired) exceeds `guard` standard errors; then the rival of the largest lead."""
+        rivals = [i for i in alive if i != 0]
+        if len(last) < 2 or not rivals:
+            return 0
+        lead = last[:, rivals] - last[:, [0]]
+        mean, error = lead.mean(0), lead.std(0, ddof=1) / math.sqrt(len(last))
+        sure = (mean > 0) & (mean > self.options.guard * error)
+        return rivals[int(np.argmax(np.where(sure, mean, -np.inf)))] if sure.any() else 0
 
     def rollout(self, world: Any, turn: tuple[int, ...], seat: int, seed: int) -> float:
         """`seat`'s result after `turn` and the rollout heuristic for every seat (fresh, seeded by `seed`: the

@@ -14,8 +14,9 @@ class SearchOptions:
     the rollouts (empty: the game's default, `DEFAULT_ROLLOUT`). `candidates` caps the moves compared at one
     decision; `depth` cuts a rollout after that many actions (0: play to the end). `value` is what a rollout
     counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
-    other score (less noise per rollout, and it aims at the margin rather than the win). `guard=1` keeps the
-    rollout heuristic's own choice to the last round and decides on that round's rollouts alone."""
+    other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
+    keeps the rollout heuristic's own choice to the last round and leaves it only for a rival whose paired lead
+    on that round's worlds exceeds Z standard errors (0: off, the best mean wins)."""
 
     sims: int = 0
     seconds: float = 0.0
@@ -23,15 +24,15 @@ class SearchOptions:
     candidates: int = 16
     depth: int = 0
     value: str = "win"
-    guard: int = 0
+    guard: float = 0.0
 
     def __post_init__(self):
         if self.sims < 0 or self.seconds < 0 or self.depth < 0:
             raise ValueError(f"search: sims, seconds and depth must not be negative, got {self}")
         if self.candidates < 2:
             raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
-        if self.guard not in (0, 1):
-            raise ValueError(f"search: guard must be 0 or 1, got {self.guard}")
+        if not self.guard >= 0:  # NaN fails too
+            raise ValueError(f"search: guard must be a number of standard errors >= 0 (0: off), got {self.guard}")
         if self.value not in VALUES:
             raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
         if not self.sims and not self.seconds:

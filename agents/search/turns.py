@@ -16,14 +16,20 @@ from tabletop.envs.kings_cribbage.movegen import generate_moves
 
 
 class SingleActions:
-    """Every legal action: the rollout policy's own choice first, then the rest in a seeded random order,
-    at most `limit`."""
+    """Every legal action, at most `limit`: the rollout policy's own choice first, then the rest in the order
+    of its `ranked` (best first), or a seeded random draw from a policy that ranks nothing."""
+
+    def __init__(self, rollout_policy):
+        self.ranked = getattr(rollout_policy, "ranked", None)
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        rest = np.flatnonzero(mask)
-        rest = rest[rest != pick]
-        if len(rest) > limit - 1:
-            rest = np.sort(rng.choice(rest, limit - 1, replace=False))
+        if self.ranked is not None:
+            rest = [a for a in self.ranked(mask, view) if a != pick][: limit - 1]
+        else:
+            rest = np.flatnonzero(mask)
+            rest = rest[rest != pick]
+            if len(rest) > limit - 1:
+                rest = np.sort(rng.choice(rest, limit - 1, replace=False))
         return [(int(pick),), *((int(a),) for a in rest)]
 
     def follow(self, view, mask) -> int | None:
@@ -39,6 +45,7 @@ class WholeMoves(SingleActions):
     `value` (points when it has none); an exchange turn (no move) is left to the rollout heuristic's choice."""
 
     def __init__(self, rollout_policy):
+        super().__init__(rollout_policy)
         self.value = getattr(rollout_policy, "value", None)
         self.plan: list[int] = []
 
@@ -77,4 +84,4 @@ class WholeMoves(SingleActions):
 
 def turns_for(game: str, rollout_policy) -> SingleActions:
     """The candidate generator for a game."""
-    return WholeMoves(rollout_policy) if game == "kings_cribbage" else SingleActions()
+    return WholeMoves(rollout_policy) if game == "kings_cribbage" else SingleActions(rollout_policy)

@@ -44,7 +44,7 @@ def test_spec_parses_keys_and_defaults():
         ("search:candidates=1", "candidates must be at least 2"),
         ("search:seconds=-1", "must not be negative"),
         ("search:value=points", "value must be one of win, margin"),
-        ("search:guard=2", "guard must be 0 or 1"),
+        ("search:guard=-1", "guard must be a number of standard errors >= 0"),
     ],
 )
 def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
@@ -54,7 +54,7 @@ def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
     assert fault in message and "\n" not in message
     if "bad" in fault or "twice" in fault or "many" in fault:
         assert (
-            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str), guard (int)"
+            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str), guard (float)"
             in message
         )
 
@@ -193,3 +193,56 @@ def test_guard_keeps_the_heuristics_choice_to_the_last_round():
         agent = make_agent(env, "search:sims=24,depth=8,guard=1", seed=i)
         _, count = agent.search(state.resample(seat, np.random.default_rng(0)), seat, legal)
         assert count[0] == count.max()
+
+
+@pytest.mark.parametrize(
+    "env_id, config, heuristic",
+    [
+        ("cromlet_v0", {}, "blocker"),
+        ("chromino_v1", {}, "keep_options"),
+        ("kings_cribbage_v0", {"action_mode": "moves", "board_size": 7}, "leave"),
+    ],
+)
+def test_candidates_are_the_heuristics_own_choice_then_its_ranking(env_id, config, heuristic):
+    """The candidates are the rollout heuristic's pick, then its other legal moves best first, at most `limit`."""
+    env = EnvSpec(env_id, config)
+    agent = make_agent(env, f"search:sims=8,rollout={heuristic},candidates=5", seed=0)
+    tried = 0
+    for state in _positions(env_id, config, seed=3, every=3):
+        seat, mask = state.current_player, state.legal_action_mask()
+        view = state.view(seat)
+        pick = agent.guide.act(None, mask, view)
+        turns = agent.turns.candidates(state, view, mask, pick, 5, np.random.default_rng(0))
+        ranked = agent.guide.ranked(mask, view)
+        assert all(mask[a] for a in ranked) and len(set(ranked)) == len(ranked)
+        assert turns == [(pick,), *((a,) for a in ranked if a != pick)][:5]
+        assert len(turns) == min(5, int(mask.sum()))
+        tried += len(turns) > 2
+    assert tried > 5
+
+
+def test_cromlet_ranking_follows_the_heuristics_scores():
+    env = EnvSpec("cromlet_v0")
+    agent = make_agent(env, "search:sims=8,rollout=patient", seed=0)
+    for state in _positions("cromlet_v0", {}, seed=5, every=4):
+        mask, view = state.legal_action_mask(), state.view(state.current_player)
+        legal, scores = agent.guide.scored(mask, view)
+        by_action = dict(zip(legal.tolist(), scores.tolist(), strict=True))
+        ranked = [by_action[a] for a in agent.guide.ranked(mask, view)]
+        assert ranked == sorted(ranked, reverse=True) and len(ranked) == int(mask.sum())
+
+
+def test_guard_leaves_the_heuristics_choice_only_for_a_sure_lead():
+    """Paired leads on the last round's worlds: a rival that wins a world or two more is not enough at guard=2;
+    one that wins nearly every world the heuristic's choice loses is taken; the largest sure lead wins."""
+    agent = make_agent(EnvSpec("cromlet_v0"), "search:sims=8,guard=2", seed=0)
+    base = np.array([1, -1, 1, -1, 1, -1, 1, -1, 1, -1], dtype=float)
+    lucky = base.copy()
+    lucky[[1, 3]] = 1  # 2 of 10 worlds better: a lead of 0.4 with a standard error of 0.27
+    strong = np.where(base < 0, 1.0, base)
+    strong[1] = -1  # 4 of 5 losses turned into wins: a lead of 0.8 with a standard error of 0.33
+    last = np.column_stack([base, lucky, strong, np.full(10, np.nan)])
+    assert agent.guarded(last[:, :2], alive=[0, 1]) == 0
+    assert agent.guarded(last, alive=[0, 1, 2]) == 2
+    assert make_agent(EnvSpec("cromlet_v0"), "search:guard=1", seed=0).guarded(last[:, :2], alive=[0, 1]) == 1
+    assert agent.guarded(last[:1], alive=[0, 1, 2]) == 0  # one world: no error to measure, nothing sure
