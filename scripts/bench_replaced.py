@@ -6,7 +6,9 @@ alternating, by CPU time (docs/speed.md: the encoders and Kings Cribbage's rack 
 - KRZ GRTN's and Kings Cribbage's encoders against `OracleObserver` (the encoders they replaced), on the
   positions of seeded random games, best of 7 passes each;
 - Kings Cribbage's engine alone (`engine_play`, as `tabletop bench` drives it) with the rack templates built by
-  the numpy oracle against the kernel, both template caches emptied before every 10 games (a fresh process).
+  the numpy oracle against the kernel, both template caches emptied before every 10 games (a fresh process);
+- Cromlet's heuristics (`act`) against their one-action-at-a-time Python (docs/speed.md: Cromlet's heuristics
+  in one compiled loop), best of 7 passes over the positions of seeded random games.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from oracles import cromlet_heuristics  # noqa: E402
 from oracles.kings_cribbage_observe import OracleObserver as KingsCribbageOracle  # noqa: E402
 from oracles.kings_cribbage_rack import template as numpy_template  # noqa: E402
 from oracles.krz_grtn_observe import OracleObserver as KrzGrtnOracle  # noqa: E402
 
+from tabletop.agents import cromlet  # noqa: E402
 from tabletop.envs import EnvSpec  # noqa: E402
+from tabletop.envs.cromlet.rules import CromletGame  # noqa: E402
 from tabletop.envs.kings_cribbage import rack  # noqa: E402
 from tabletop.envs.kings_cribbage.observe import KingsCribbageObserver  # noqa: E402
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame  # noqa: E402
@@ -44,19 +49,33 @@ def _positions(game, games: int) -> list:
     return states
 
 
-def encoders(name: str, game, replaced, now, games: int) -> None:
-    states = _positions(game, games)
-    best = {"replaced": float("inf"), "now": float("inf")}
+def _alternate(name: str, what: str, count: int, calls: dict) -> None:
+    """Best of 7 passes of each side's call over `count` items, the sides alternating; one line of us per item."""
+    best = dict.fromkeys(calls, float("inf"))
     for _ in range(7):
-        for side, observer in (("replaced", replaced), ("now", now)):
+        for side, call in calls.items():
             start = time.process_time()
-            for state in states:
-                observer.encode(state, state.current_player)
-            best[side] = min(best[side], (time.process_time() - start) / len(states) * 1e6)
+            call()
+            best[side] = min(best[side], (time.process_time() - start) / count * 1e6)
     print(
-        f"{name}, {len(states)} positions: encoding {best['replaced']:.1f} us replaced, {best['now']:.1f} us now, "
+        f"{name}, {count} positions: {what} {best['replaced']:.1f} us replaced, {best['now']:.1f} us now, "
         f"{best['replaced'] / best['now']:.2f}x"
     )
+
+
+def encoders(name: str, game, replaced, now, games: int) -> None:
+    states = _positions(game, games)
+    sides = {"replaced": replaced, "now": now}
+    calls = {side: lambda o=o: [o.encode(s, s.current_player) for s in states] for side, o in sides.items()}
+    _alternate(name, "encoding", len(states), calls)
+
+
+def heuristics(name: str, games: int = 20) -> None:
+    states = _positions(CromletGame(num_players=2), games)
+    asked = [(s.legal_action_mask(), s.view(s.current_player)) for s in states]
+    sides = {"replaced": cromlet_heuristics.HEURISTICS[name](seed=0), "now": cromlet.HEURISTICS[name](seed=0)}
+    calls = {side: lambda h=h: [h.act(None, mask, view) for mask, view in asked] for side, h in sides.items()}
+    _alternate(f"Cromlet 2p {name}", "act", len(asked), calls)
 
 
 def templates(rounds: int = 4, games: int = 10) -> None:
@@ -87,6 +106,8 @@ def main() -> None:
         "Kings Cribbage 2p tiles private", kc, KingsCribbageOracle(kc, False), KingsCribbageObserver(kc, False), 15
     )
     templates()
+    for name in ("patient", "blocker"):
+        heuristics(name)
 
 
 if __name__ == "__main__":
