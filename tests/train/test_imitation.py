@@ -42,6 +42,14 @@ def test_decisions_are_the_teachers_own_as_its_seat_sees_them(decisions):
     assert decisions.game[row - 1] == 0 and decisions.game[row] == 1
 
 
+def test_a_search_player_teaches_through_its_resamples():
+    """A teacher that searches is asked through act_for (one resample, never the state): each recorded move is
+    its choice there, a single action per decision."""
+    spec = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": "moves"})
+    taught = collect(spec, "search:sims=4,depth=6,candidates=3", ["greedy"], games=1, gamma=0.99, seed=2)
+    assert len(taught) > 5 and (taught.best.sum(axis=1) == 1).all() and (taught.best <= taught.masks).all()
+
+
 def test_returns_are_the_discounted_outcome_of_the_seat(decisions):
     last = np.flatnonzero(decisions.game == 1)
     values = decisions.returns[last]

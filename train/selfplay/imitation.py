@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from tabletop.agents import PolicyAgent, make_agent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for, observation_for
 from tabletop.agents.networks import MASKED_LOGIT
 from tabletop.agents.networks.actor_critic import CRITIC_PREFIXES as CRITIC
 from tabletop.agents.policy_agent import actor_logits
@@ -83,9 +83,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
             if seat in taught:
                 tied = teach.best_actions(mask, view) if hasattr(teach, "best_actions") else None
                 action = (
-                    int(tied[teach.rng.integers(tied.size)])
-                    if tied is not None
-                    else teach.act(observer.encode(state, seat), mask, view)
+                    int(tied[teach.rng.integers(tied.size)]) if tied is not None else act_for(teach, table, state, seat)
                 )
                 rows[seat].append(len(returns) + len(observations))
                 game_of.append(g)
