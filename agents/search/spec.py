@@ -16,15 +16,16 @@ class SearchOptions:
     counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
     other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
     keeps the rollout heuristic's own choice to the last round and leaves it only for a rival whose paired lead
-    on that round's worlds exceeds Z standard errors (0: off, the best mean wins)."""
+    on that round's worlds exceeds Z standard errors (0: off, the best mean wins). The defaults, `margin` and
+    `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players")."""
 
     sims: int = 0
     seconds: float = 0.0
     rollout: str = ""
     candidates: int = 16
     depth: int = 0
-    value: str = "win"
-    guard: float = 0.0
+    value: str = "margin"
+    guard: float = 1.0
 
     def __post_init__(self):
         if self.sims < 0 or self.seconds < 0 or self.depth < 0:

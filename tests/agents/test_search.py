@@ -27,10 +27,10 @@ SMALL = "search:sims=6,depth=12,candidates=4"  # cheap enough to play whole game
 
 def test_spec_parses_keys_and_defaults():
     assert parse_search("search") == SearchOptions(sims=100)
-    options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30,value=margin")
+    options = parse_search("search:sims=200,rollout=patient,candidates=8,depth=30,value=win")
     assert (options.sims, options.rollout, options.candidates, options.depth) == (200, "patient", 8, 30)
-    assert options.value == "margin" and parse_search("search").value == "win"
-    assert parse_search("search:guard=1").guard == 1 and parse_search("search").guard == 0
+    assert options.value == "win" and parse_search("search").value == "margin"
+    assert parse_search("search:guard=0").guard == 0 and parse_search("search").guard == 1
     assert parse_search("search:seconds=0.5").seconds == 0.5
 
 
