@@ -5,11 +5,12 @@ At each decision the candidates (turns.py) are compared on the same worlds: each
 there and then the rollout heuristic for every seat to the end (or `depth` actions), and adds up the seat's
 results (`value=win`) or score margins (`value=margin`). Sequential halving spends the budget: ceil(log2 k)
 rounds, each with an equal share, after each the worse half of the candidates dropped; the best mean over all
-its rollouts wins (ties: the earlier candidate, the rollout heuristic's own choice first). With `guard=Z` that
+its rollouts wins (ties: the earlier candidate, the guiding heuristic's own choice first). With `guard=Z` that
 choice is kept through every round and left only when a rival leads it on the last round's fresh worlds by
 more than Z standard errors of the paired differences: a decision's effect on a game's result is small beside
-a rollout's noise, so without such a test the search mostly trades the heuristic's move for a lucky one. This is OpenSpiel's IS-MCTS cut to its root
-information set: no tree below the first move (a deeper tree was not tried).
+a rollout's noise, so without such a test the search mostly trades the heuristic's move for a lucky one. This
+is OpenSpiel's IS-MCTS cut to its root information set: no tree below the first move (a deeper tree was not
+tried).
 """
 
 from __future__ import annotations
@@ -39,16 +40,18 @@ class SearchAgent:
     def __init__(
         self, env_id: str, game: str, policies: dict[str, type], options: SearchOptions, seed=None, name="search"
     ):
-        """`policies`: the rollout heuristics `options.rollout` may name (agents.registry passes the game's)."""
+        """`policies`: the heuristics `options.rollout` and `options.guide` may name (agents.registry passes the
+        game's)."""
         if game in COOPERATIVE:
             raise ValueError(f"no search player for {env_id}: {COOPERATIVE[game]}")
-        table = policies
         rollout = options.rollout or DEFAULT_ROLLOUT[game]
-        if rollout not in table:
-            raise ValueError(f"unknown rollout policy {rollout!r} for {env_id}; allowed: {', '.join(table)}")
-        self.name, self.options, self.policy = name, options, table[rollout]
+        guide = options.guide or rollout
+        for key, value in (("rollout", rollout), ("guide", guide)):
+            if value not in policies:
+                raise ValueError(f"unknown {key} policy {value!r} for {env_id}; allowed: {', '.join(policies)}")
+        self.name, self.options, self.policy = name, options, policies[rollout]
         self.rng = np.random.default_rng(seed)
-        self.guide = self.policy(seed=int(self.rng.integers(2**31)))  # the heuristic's own choice leads the list
+        self.guide = policies[guide](seed=int(self.rng.integers(2**31)))  # its choice leads the candidates
         self.turns = turns_for(game, self.guide)
 
     def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any], sample: Any = None) -> int:

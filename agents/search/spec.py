@@ -11,17 +11,20 @@ PREFIX = "search"
 class SearchOptions:
     """A search player's settings. `sims` (rollouts per decision) or `seconds` (CPU seconds per decision)
     sets the budget; `sims` wins when both are given. `rollout` names the heuristic that plays every seat in
-    the rollouts (empty: the game's default, `DEFAULT_ROLLOUT`). `candidates` caps the moves compared at one
+    the rollouts (empty: the game's default, `DEFAULT_ROLLOUT`); `guide` the heuristic whose choice comes first
+    and whose ranking orders the other candidates (empty: the rollout heuristic), so a strong but slow heuristic
+    can lead while a cheap one plays the rollouts. `candidates` caps the moves compared at one
     decision; `depth` cuts a rollout after that many actions (0: play to the end). `value` is what a rollout
     counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
     other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
-    keeps the rollout heuristic's own choice to the last round and leaves it only for a rival whose paired lead
+    keeps the guide's own choice to the last round and leaves it only for a rival whose paired lead
     on that round's worlds exceeds Z standard errors (0: off, the best mean wins). The defaults, `margin` and
     `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players")."""
 
     sims: int = 0
     seconds: float = 0.0
     rollout: str = ""
+    guide: str = ""
     candidates: int = 16
     depth: int = 0
     value: str = "margin"

@@ -16,11 +16,11 @@ from tabletop.envs.kings_cribbage.movegen import generate_moves
 
 
 class SingleActions:
-    """Every legal action, at most `limit`: the rollout policy's own choice first, then the rest in the order
+    """Every legal action, at most `limit`: the guiding heuristic's own choice first, then the rest in the order
     of its `ranked` (best first), or a seeded random draw from a policy that ranks nothing."""
 
-    def __init__(self, rollout_policy):
-        self.ranked = getattr(rollout_policy, "ranked", None)
+    def __init__(self, guide):
+        self.ranked = getattr(guide, "ranked", None)
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
         if self.ranked is not None:
@@ -41,12 +41,13 @@ class SingleActions:
 
 
 class WholeMoves(SingleActions):
-    """Kings Cribbage in tiles mode: whole moves (place actions, then commit), ranked by the rollout heuristic's
-    `value` (points when it has none); an exchange turn (no move) is left to the rollout heuristic's choice."""
+    """Kings Cribbage in tiles mode: whole moves (place actions, then commit), ranked by what the guiding
+    heuristic's move choice maximises (`choice_scores`: `reply` looks one move ahead; points for a policy without
+    it); an exchange turn (no move) is left to the guide's choice."""
 
-    def __init__(self, rollout_policy):
-        super().__init__(rollout_policy)
-        self.value = getattr(rollout_policy, "value", None)
+    def __init__(self, guide):
+        super().__init__(guide)
+        self.value = getattr(guide, "choice_scores", None)
         self.plan: list[int] = []
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
@@ -82,6 +83,6 @@ class WholeMoves(SingleActions):
         self.plan = [*view.get("pending", ()), *turn] if len(turn) > 1 else []
 
 
-def turns_for(game: str, rollout_policy) -> SingleActions:
-    """The candidate generator for a game."""
-    return WholeMoves(rollout_policy) if game == "kings_cribbage" else SingleActions(rollout_policy)
+def turns_for(game: str, guide) -> SingleActions:
+    """The candidate generator for a game, ranking by `guide` (a heuristic)."""
+    return WholeMoves(guide) if game == "kings_cribbage" else SingleActions(guide)

@@ -54,7 +54,7 @@ def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
     assert fault in message and "\n" not in message
     if "bad" in fault or "twice" in fault or "many" in fault:
         assert (
-            "allowed keys: sims (int), seconds (float), rollout (str), candidates (int), depth (int), value (str), guard (float)"
+            "allowed keys: sims (int), seconds (float), rollout (str), guide (str), candidates (int), depth (int), value (str), guard (float)"
             in message
         )
 
@@ -219,6 +219,16 @@ def test_candidates_are_the_heuristics_own_choice_then_its_ranking(env_id, confi
         assert len(turns) == min(5, int(mask.sum()))
         tried += len(turns) > 2
     assert tried > 5
+
+
+def test_a_guide_leads_while_another_heuristic_plays_the_rollouts():
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7})
+    agent = make_agent(env, "search:sims=8,guide=reply", seed=0)
+    assert (agent.guide.name, agent.policy.name) == ("reply", "greedy")
+    with pytest.raises(ValueError, match="unknown guide policy 'blocker' for kings_cribbage_v0; allowed: random"):
+        make_agent(env, "search:guide=blocker")
+    result = run_tournament(env, ["search:sims=4,depth=8,guide=leave", "greedy"], 1, seed=3)
+    assert len(result.per_game) == 1
 
 
 def test_cromlet_ranking_follows_the_heuristics_scores():
