@@ -1,0 +1,69 @@
+"""A long two-agent tournament as resumable chunks, for runs longer than a session (docs/results.md, "Search
+players"): chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST + CHUNK*c`, written to
+OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes at most one. At the end (or
+alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in order, with
+the Wilson 95% interval (draws count as no win, as in `tabletop tournament`).
+
+    python scripts/chunked_tournament.py cromlet_v0 search:sims=64 blocker --first 5000030 --chunk 20 \\
+        --chunks 49 --out runs/search --name cr_blocker
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from tabletop.train.evaluation.tournament import wilson_interval
+
+
+def run_chunks(args: argparse.Namespace) -> None:
+    for c in range(args.chunks):
+        seed = args.first + args.chunk * c
+        done = args.out / f"{args.name}.{seed}.txt"
+        if done.exists():
+            continue
+        command = ["tabletop", "tournament", args.game, args.a, args.b, "--games", str(args.chunk)]
+        result = subprocess.run([*command, "--seed", str(seed), "--quiet"], capture_output=True, text=True)
+        if result.returncode:
+            sys.exit(f"chunk {c} (seed {seed}) failed:\n{result.stderr}")
+        part = done.with_suffix(".part")
+        part.write_text(result.stdout)
+        part.rename(done)
+
+
+def total(out: Path, name: str) -> str:
+    """The pair row of every finished chunk summed: games, W-D-L, win rate and interval."""
+    wins = draws = losses = chunks = 0
+    for path in sorted(out.glob(f"{name}.*.txt"), key=lambda p: int(p.suffixes[-2][1:])):
+        row = path.read_text().strip().splitlines()[-1].split()  # ... games wins draws losses rate [lo, hi]
+        w, d, lose = (int(x) for x in row[-6:-3])
+        wins, draws, losses, chunks = wins + w, draws + d, losses + lose, chunks + 1
+    games = wins + draws + losses
+    if not games:
+        return f"no finished chunks named {name} in {out}"
+    lo, hi = wilson_interval(wins, games)
+    return f"{name}: {chunks} chunks, {games} games ({wins}-{draws}-{losses}): {wins / games:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game")
+    parser.add_argument("a", help="the agent whose results are summed")
+    parser.add_argument("b")
+    parser.add_argument("--first", type=int, required=True, help="the first chunk's seed")
+    parser.add_argument("--chunk", type=int, default=20, help="games per chunk (default: 20)")
+    parser.add_argument("--chunks", type=int, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--name", required=True, help="file names NAME.SEED.txt")
+    parser.add_argument("--sum", action="store_true", help="only add up the finished chunks")
+    args = parser.parse_args()
+    if not args.sum:
+        args.out.mkdir(parents=True, exist_ok=True)
+        run_chunks(args)
+    print(total(args.out, args.name))
+
+
+if __name__ == "__main__":
+    main()
