@@ -61,10 +61,12 @@ def search(accept, contacts, ends, size, box, oriented, junior, oriented_colours
         along, back, across = _bit(dr, dc), _bit(-dr, -dc), _bit(dc, dr) | _bit(-dc, -dr)
         for r in range(max(r0 - 1 - dr, lo), min(r1 + 1 + dr, hi) + 1):  # centres whose tile can touch the box
             for c in range(max(c0 - 1 - dc, lo), min(c1 + 1 + dc, hi) + 1):
+                touching = contacts[r - dr, c - dc] + contacts[r, c] + contacts[r + dr, c + dc]
+                if touching == 0 or (touching < 2 and not junior):  # most cells: nothing near (checked first)
+                    continue
                 a0, a1, a2 = accept[r - dr, c - dc], accept[r, c], accept[r + dr, c + dc]
                 if a0 == 0 or a1 == 0 or a2 == 0:
                     continue
-                touching = contacts[r - dr, c - dc] + contacts[r, c] + contacts[r + dr, c + dc]
                 in_line = crosswise = False
                 if junior:  # one contact, at an open end: in line at either end, or crosswise at the centre
                     in_line = ((ends[r - dr, c - dc] & along) | (ends[r + dr, c + dc] & back)) != 0
