@@ -110,10 +110,13 @@ def dead_cards(hand: np.ndarray, open_: np.ndarray) -> np.ndarray:
 # --- a move ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _log(events: np.ndarray, counters: np.ndarray, kind: int, a: int, b: int) -> None:
+    """One event row; past the log's end (only a position whose cards were changed by hand gets there) the
+    count still grows, which tells a view to rebuild instead of catching up."""
     i = counters[EVENTS]
-    events[i, 0] = kind
-    events[i, 1] = a
-    events[i, 2] = b
+    if i < events.shape[0]:
+        events[i, 0] = kind
+        events[i, 1] = a
+        events[i, 2] = b
     counters[EVENTS] = i + 1
 
 

@@ -263,7 +263,7 @@ class _Table:
         """Apply what changed since the last look (`kernels.catch_up`: each fact read from the state's present
         values), to the table and to every seat's row."""
         count = state.counters.item(kernels.EVENTS)
-        if count - self.seen > REBUILD_AFTER:
+        if count - self.seen > REBUILD_AFTER or count > len(state.events):
             self.rebuild(state)
             return
         g = self.game
