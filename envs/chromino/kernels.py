@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tabletop.envs.chromino.actions import NUM_ORIENTATIONS
 from tabletop.envs.chromino.tiles import ACCEPT_ALL, EMPTY, WILD
 
 PAD = 2  # blocked border cells around the grid so that every cell a loop reads lies in the arrays
@@ -26,6 +27,24 @@ def _bit(dr, dc):
     if dr:
         return 1 if dr < 0 else 2
     return 4 if dc < 0 else 8
+
+
+@numba.njit(cache=True)
+def search_marking(mask, accept, contacts, ends, size, box, tiles, palindrome, junior, oriented_colours):
+    """`search` for the tiles `tiles` (both readings of each, one for a palindrome) that also marks the
+    choose actions of the placements found (`mask[NUM_ORIENTATIONS * tile + orientation]`): a choose stage's moves and mask
+    in one call."""
+    oriented = np.empty(2 * len(tiles), dtype=np.int64)
+    k = 0
+    for t in tiles:
+        oriented[k] = 2 * t
+        k += 1
+        if not palindrome[t]:
+            oriented[k] = 2 * t + 1
+            k += 1
+    moves = search(accept, contacts, ends, size, box, oriented[:k], junior, oriented_colours)
+    mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
+    return moves
 
 
 @numba.njit(cache=True)
@@ -42,10 +61,12 @@ def search(accept, contacts, ends, size, box, oriented, junior, oriented_colours
         along, back, across = _bit(dr, dc), _bit(-dr, -dc), _bit(dc, dr) | _bit(-dc, -dr)
         for r in range(max(r0 - 1 - dr, lo), min(r1 + 1 + dr, hi) + 1):  # centres whose tile can touch the box
             for c in range(max(c0 - 1 - dc, lo), min(c1 + 1 + dc, hi) + 1):
+                touching = contacts[r - dr, c - dc] + contacts[r, c] + contacts[r + dr, c + dc]
+                if touching == 0 or (touching < 2 and not junior):  # most cells: nothing near (checked first)
+                    continue
                 a0, a1, a2 = accept[r - dr, c - dc], accept[r, c], accept[r + dr, c + dc]
                 if a0 == 0 or a1 == 0 or a2 == 0:
                     continue
-                touching = contacts[r - dr, c - dc] + contacts[r, c] + contacts[r + dr, c + dc]
                 in_line = crosswise = False
                 if junior:  # one contact, at an open end: in line at either end, or crosswise at the centre
                     in_line = ((ends[r - dr, c - dc] & along) | (ends[r + dr, c + dc] & back)) != 0

@@ -295,11 +295,16 @@ class ChrominoState(BaseState):
         hand = self.hands[self.current]
         return len(hand) == 1 and bool(T.IS_CHAMELEON[hand[0]])
 
+    def _choices(self) -> list[int]:
+        """The tiles a choose stage may lay: the hand (none for a lone chameleon, which must draw first), or
+        the tile just drawn."""
+        if self.phase == DRAWN:
+            return [self.drawn]
+        return [] if self._lone_chameleon() else self.hands[self.current]
+
     def _search(self) -> np.ndarray:
-        if self.phase == CHOOSE:
-            tiles = [] if self._lone_chameleon() else self.hands[self.current]
-        elif self.phase == DRAWN:
-            tiles = [self.drawn]
+        if self.phase in (CHOOSE, DRAWN):
+            tiles = self._choices()
         elif self.phase == PLACE:
             moves = self.table.search([self.chosen], self.game.junior)
             return _read_only(moves[moves[:, 1] == self.orientation])
@@ -315,8 +320,11 @@ class ChrominoState(BaseState):
         elif self.phase == PLACE:  # lay the chosen tile with its centre on (row, col)
             kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
         else:  # choose a (tile, orientation), or draw or pass
-            moves = self.legal_moves()
-            kernels.mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
+            if self._moves is None:  # the stage's search marks the mask as it goes
+                self._moves = _read_only(self.table.search_marking(self._choices(), self.game.junior, mask))
+            else:
+                kernels.mark(mask, self._moves, 0, 0, NUM_ORIENTATIONS, 1)
+            moves = self._moves
             if self.phase == DRAWN:
                 mask[a.start("pass")] = 1
             elif not moves.size:
@@ -372,5 +380,5 @@ class ChrominoState(BaseState):
 
 def _read_only(array: np.ndarray) -> np.ndarray:
     """Cached arrays are handed out without copying, so nobody may write to them."""
-    array.flags.writeable = False
+    array.setflags(write=False)
     return array

@@ -76,7 +76,7 @@ class Table:
 
     def _freeze(self) -> None:
         for a in (self.colour, self.tile_at, self.contacts, self.accept, self.ends):
-            a.flags.writeable = False
+            a.setflags(write=False)
 
     # --- reading --------------------------------------------------------------------------------
     def grid(self) -> tuple[np.ndarray, np.ndarray]:
@@ -129,6 +129,23 @@ class Table:
                 if t >= 0:
                     touched.add(t)
         return touched
+
+    def search_marking(self, tiles: list[int], junior: bool, mask: np.ndarray) -> np.ndarray:
+        """`search`, also marking in `mask` the choose actions (4 * tile + orientation) of the placements found."""
+        if self.bbox is None:
+            return np.empty((0, 5), dtype=np.int64)
+        return kernels.search_marking(
+            mask,
+            self.accept,
+            self.contacts,
+            self.ends,
+            self.size,
+            self.bbox,
+            np.array(tiles, dtype=np.int64),
+            T.PALINDROME,
+            junior,
+            T.ORIENTED_COLOURS,
+        )
 
     def search(self, tiles, junior: bool = False) -> np.ndarray:
         """Every legal placement of `tiles` (by the junior rule if `junior`): int64 rows (tile, orientation,

@@ -30,6 +30,9 @@ WILD = NUM_CIRCLES  # the card type of every wild (and its hand-count column)
 CROMLET_START = np.cumsum([0] + [len(v) for v in VALUES_BY_CROMLET[:-1]]).astype(np.int64)
 CIRCLE_CROMLET = np.repeat(np.arange(NUM_CROMLETS), [len(v) for v in VALUES_BY_CROMLET])
 CIRCLE_VALUE = np.concatenate([np.array(v) for v in VALUES_BY_CROMLET]).astype(np.int64)
+CROMLET_STOP = CROMLET_START + np.array([len(v) for v in VALUES_BY_CROMLET], dtype=np.int64)
+MAX_VALUE = int(CIRCLE_VALUE.max())
+MAX_SIZE = max(len(v) for v in VALUES_BY_CROMLET)  # circles in the largest cromlet
 CIRCLE_NAMES: tuple[str, ...] = tuple(f"{LETTERS[k]}{v}" for k, vals in enumerate(VALUES_BY_CROMLET) for v in vals)
 _CIRCLE_BY_NAME = {name: i for i, name in enumerate(CIRCLE_NAMES)}
 

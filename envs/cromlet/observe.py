@@ -2,7 +2,9 @@
 
 Seat-indexed blocks list the observer first, then the players to its left in turn order. An observation
 is gathered from a table of the position's facts (`table_layout`) that the observer keeps up to date
-move by move from the changes the rules log (`CromletState.changes`), instead of rebuilding it.
+move by move from the events the rules log (`CromletState.events`), instead of rebuilding it; a compiled
+catch-up (`kernels.catch_up`) writes each changed fact into the table and into every seat's gathered
+observation at once, so a look is a copy.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ import numpy as np
 from tabletop.envs.core import Layout
 from tabletop.envs.core.structures import indices, shape
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet import kernels
+from tabletop.envs.cromlet.board import MAX_SIZE, MAX_VALUE
 from tabletop.envs.cromlet.rules import CromletGame, CromletState
 
 CARD_TYPES = B.NUM_CIRCLES + 1
 MAX_TEAM_SCORE = sum(max(values) for values in B.VALUES_BY_CROMLET)  # every cromlet claimed at its top circle
-MAX_VALUE = int(B.CIRCLE_VALUE.max())
-MAX_SIZE = max(len(v) for v in B.VALUES_BY_CROMLET)
 
 
 def circle_channels(n: int) -> list[str]:
@@ -87,6 +89,23 @@ _RANK = (np.arange(B.NUM_CIRCLES) - B.CROMLET_START[B.CIRCLE_CROMLET]) / (_SIZES
 _VALUE = B.CIRCLE_VALUE / MAX_VALUE
 OPEN, LOWEST, BEST, OFFER, NEXT, COUNT = range(6)  # columns of the table's `cromlet_facts` block
 REBUILD_AFTER = 64  # changes to catch up on beyond which a rebuild is cheaper
+# the table segments the catch-up kernel writes, in the order of its offsets (kernels.T_HANDS ... T_DECK)
+_KERNEL_SEGMENTS = (
+    "hands",
+    "discards",
+    "crown",
+    "claim",
+    "claimed_by",
+    "unseen",
+    "cromlet_facts",
+    "wild",
+    "closed_no_points",
+    "closed",
+    "scores",
+    "claims_left",
+    "hand_sizes",
+    "deck",
+)
 
 
 def table_layout(n: int) -> Layout:
@@ -187,10 +206,14 @@ def _cromlet_facts(k: int) -> dict[bytes, np.ndarray]:
 
 
 class _Table:
-    """One position's table, caught up move by move from `state.changes` (rebuilt when it is new)."""
+    """One position's table and every seat's observation gathered from it (`rows`), caught up move by move
+    from `state.events` (rebuilt when it is new)."""
 
-    def __init__(self, game: CromletGame, layout: Layout, state: CromletState):
-        self.game = game
+    def __init__(self, observer: CromletObserver, state: CromletState):
+        self.game = game = observer.game
+        self.index = observer.index
+        self.where = (observer.starts, observer.targets, observer.offsets)  # `kernels.catch_up`'s map of the table
+        layout = observer.table_layout
         self.values = layout.zeros()
         for seg in layout.segments:
             setattr(self, seg.name, layout.block(self.values, seg.name))
@@ -198,7 +221,16 @@ class _Table:
         self.rank[:] = _RANK
         start = layout.slice("cromlet_facts").start
         self._facts_at = [slice(start + 6 * r.start, start + 6 * r.stop) for r in B.CROMLET_SLICES]
+        self.rows = np.empty((game.num_players, len(self.index[0])), dtype=np.float32)
+        self.gathered = [False] * game.num_players  # whether a seat's row is up to date
         self.rebuild(state)
+
+    def row(self, player: int) -> np.ndarray:
+        """`player`'s observation (less `deck_order`), gathered from the table on the first look after a rebuild."""
+        if not self.gathered[player]:
+            self.values.take(self.index[player], out=self.rows[player], mode="clip")  # every index valid
+            self.gathered[player] = True
+        return self.rows[player]
 
     def rebuild(self, state: CromletState) -> None:
         seats = np.arange(self.game.num_players)[:, None]
@@ -214,62 +246,53 @@ class _Table:
             axis=0
         )
         for k in range(B.NUM_CROMLETS):
-            self._cromlet(state, k)
+            where = B.CROMLET_SLICES[k]
+            self.values[self._facts_at[k]] = _cromlet_facts(k)[state.open_[where].tobytes()]
         self.wild[:] = state.wild
         self.closed_no_points[:] = state.closed[cromlet] & (state.claimed_by[cromlet] < 0)
         self.closed[:] = state.closed
-        self._teams(state)
-        self.hand_sizes[:] = state.hand_sizes / self.game.hand_size
-        self.deck[0] = len(state.deck) / B.NUM_CARDS
-        self.seen = len(state.changes)
-
-    def catch_up(self, state: CromletState) -> None:
-        """Apply what changed since the last look (each handler reads the state's present values)."""
-        changes = state.changes
-        if len(changes) - self.seen > REBUILD_AFTER:
-            self.rebuild(state)
-            return
-        for change in changes[self.seen :]:
-            kind = change[0]
-            # a circle card goes deck -> one hand -> a discard pile, never back: it stops being unseen
-            # for the seat that draws it, and for everyone once discarded
-            if kind == "hand":
-                _, p, card = change
-                self.hands[p, card] = state.hands.item(p, card) * _SCALE[card]
-                self.hand_sizes[p] = state.hand_sizes.item(p) / self.game.hand_size
-                if card < B.NUM_CIRCLES:
-                    self.unseen[p, card] = 0.0
-            elif kind == "discard":
-                _, p, card = change
-                self.discards[p, card] = state.discard_counts.item(p, card) * _SCALE[card]
-                if card < B.NUM_CIRCLES:
-                    self.unseen[:, card] = 0.0
-            elif kind == "cover":
-                circle = change[1]
-                self.crown[state.cover[circle], circle] = 1.0
-                self.wild[circle] = state.wild[circle]
-                self._cromlet(state, B.CIRCLE_CROMLET[circle])
-            elif kind == "claim":
-                k = change[1]
-                self.claim[state.claimed_by[k], state.claim_circle[k]] = 1.0
-                self.claimed_by[state.claimed_by[k], B.CROMLET_SLICES[k]] = 1.0
-                self._teams(state)
-            else:  # "close"
-                k = change[1]
-                self.closed[k] = 1.0
-                self.closed_no_points[B.CROMLET_SLICES[k]] = state.claimed_by[k] < 0
-                self._cromlet(state, k)
-        self.seen = len(changes)
-        self.deck[0] = len(state.deck) / B.NUM_CARDS
-
-    def _cromlet(self, state: CromletState, k: int) -> None:
-        where = B.CROMLET_SLICES[k]
-        self.values[self._facts_at[k]] = _cromlet_facts(k)[state.open_[where].tobytes()]
-
-    def _teams(self, state: CromletState) -> None:
         g = self.game
         self.scores[:] = state.team_scores[g.team_of] / 100
         self.claims_left[:] = (g.claim_limit - state.team_claims[g.team_of]) / g.claim_limit
+        self.hand_sizes[:] = state.hand_sizes / self.game.hand_size
+        self.deck[0] = state.deck_size / B.NUM_CARDS
+        self.seen = state.counters.item(kernels.EVENTS)
+        self.gathered = [False] * g.num_players
+
+    def catch_up(self, state: CromletState) -> None:
+        """Apply what changed since the last look (`kernels.catch_up`: each fact read from the state's present
+        values), to the table and to every seat's row."""
+        count = state.counters.item(kernels.EVENTS)
+        if count - self.seen > REBUILD_AFTER or count > len(state.events):
+            self.rebuild(state)
+            return
+        g = self.game
+        starts, targets, offsets = self.where
+        kernels.catch_up(
+            self.values,
+            self.rows.reshape(-1),
+            starts,
+            targets,
+            offsets,
+            state.events,
+            self.seen,
+            count,
+            state.hands,
+            state.hand_sizes,
+            state.discard_counts,
+            state.cover,
+            state.wild,
+            state.claimed_by,
+            state.claim_circle,
+            state.open_,
+            state.team_scores,
+            state.team_claims,
+            g.team_of,
+            g.claim_limit,
+            g.hand_size,
+            state.deck_size,
+        )
+        self.seen = count
 
 
 CIRCLE_GLOBALS = ("scores", "claims_left", "hand_sizes", "deck_size")
@@ -306,6 +329,12 @@ class CromletObserver:
         self.layout = omniscient_layout(n) if omniscient else private_layout(n)
         self.table_layout = table_layout(n)
         self.index = [_gather_index(self.table_layout, self.layout, n, p) for p in range(n)]
+        # where each table entry sits in the seats' rows (flat, seat after seat): rows[targets[starts[t]:starts[t+1]]]
+        where = np.concatenate(self.index)
+        self.targets = np.argsort(where, kind="stable")
+        self.starts = np.zeros(self.table_layout.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(where, minlength=self.table_layout.size), out=self.starts[1:])
+        self.offsets = np.array([self.table_layout.slice(name).start for name in _KERNEL_SEGMENTS], dtype=np.int64)
         self._tables: weakref.WeakKeyDictionary[CromletState, _Table] = weakref.WeakKeyDictionary()
 
     def __getstate__(self) -> dict:
@@ -319,15 +348,19 @@ class CromletObserver:
     def encode(self, state: CromletState, player: int, out: np.ndarray | None = None) -> np.ndarray:
         table = self._tables.get(state)
         if table is None:
-            table = self._tables[state] = _Table(self.game, self.table_layout, state)
+            table = self._tables[state] = _Table(self, state)
         else:
             table.catch_up(state)
+        row = table.row(player)
+        if not self.omniscient:
+            if out is None:
+                return row.copy()
+            out[:] = row
+            return out
         if out is None:
             out = np.empty(self.layout.size, dtype=np.float32)
-        index = self.index[player]
-        table.values.take(index, out=out[: len(index)], mode="clip")  # every index is valid: no checks
-        if self.omniscient:
-            out[len(index) :] = _deck_order(state.deck)
+        out[: len(row)] = row
+        out[len(row) :] = _deck_order(state.deck)
         return out
 
 

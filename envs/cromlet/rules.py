@@ -1,7 +1,7 @@
 """Cromlet's rules: the game configuration and the state it plays on.
 
-The action layout (N = 530) is in `actions`; the loop over circles that builds the mask is compiled
-(`kernels.fill_mask`).
+The action layout (N = 530) is in `actions`; a move (`kernels.play`: the cards, the board, the refill and
+the next mask) and the loop over circles that builds the mask (`kernels.fill_mask`) are compiled.
 """
 
 from __future__ import annotations
@@ -31,9 +31,22 @@ from tabletop.envs.cromlet.resample import resample
 DEFAULT_CLAIM_LIMITS = {2: 12, 3: 8, 4: 6, 5: 5, 6: 4}
 TEAM_LAYOUTS = {2: (4, 6), 3: (6,)}  # teams -> allowed player counts (seated alternately)
 _ARANGE = np.arange(B.NUM_CIRCLES)
-_CROMLET_OF = B.CIRCLE_CROMLET.tolist()  # the board as Python ints, for a move's one-at-a-time reads
-_VALUE_OF = B.CIRCLE_VALUE.tolist()
 _NONE = B.NUM_CIRCLES  # "no circle" sentinel for per-cromlet minima
+ARRAY_FIELDS = (  # the position's public arrays (a clone copies them)
+    "cover",
+    "wild",
+    "closed",
+    "claimed_by",
+    "claim_circle",
+    "hands",
+    "hand_sizes",
+    "discard_counts",
+    "team_scores",
+    "team_claims",
+    "open_",
+    "open_count",
+    "is_lowest",
+)
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=tuple(DEFAULT_CLAIM_LIMITS)),
@@ -119,8 +132,9 @@ class CromletState(BaseState):
         self.claim_circle = np.full(B.NUM_CROMLETS, -1, dtype=np.int64)
         self.hands = np.zeros((n, B.NUM_CIRCLES + 1), dtype=np.int64)  # card-type counts, wilds last
         self.hand_sizes = np.zeros(n, dtype=np.int64)
-        self.deck: list[int] = []  # card types (circle, or WILD for any wild), top first
-        self.discards: list[list[int]] = [[] for _ in range(n)]  # card types, face up, oldest first
+        self._deck = np.zeros(0, dtype=np.int64)  # card types (circle, or WILD for any wild); never written
+        self._piles = np.zeros((n, B.NUM_CARDS), dtype=np.int64)  # discard piles: card types, oldest first
+        self._pile_sizes = np.zeros(n, dtype=np.int64)
         self.discard_counts = np.zeros((n, B.NUM_CIRCLES + 1), dtype=np.int64)  # the piles as counts
         self.team_scores = np.zeros(game.num_teams, dtype=np.float64)
         self.team_claims = np.zeros(game.num_teams, dtype=np.int64)
@@ -133,20 +147,50 @@ class CromletState(BaseState):
         self.open_count = np.array([len(v) for v in B.VALUES_BY_CROMLET], dtype=np.int64)
         self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)  # the lowest open circle of its cromlet
         self.is_lowest[B.CROMLET_START] = True
-        self.num_closed = 0  # cromlets closed (the game ends when all are)
-        # what each move changed, in order: ("hand" | "discard", seat, card type), ("cover", circle),
-        # ("claim" | "close", cromlet); views kept up to date move by move (the observer's) read it
-        self.changes: list[tuple] = []
+        # the deck's top (cards above it are dealt), the events logged, the cromlets closed (the game ends
+        # when all are): kernels.DECK_TOP, EVENTS, CLOSED
+        self.counters = np.zeros(3, dtype=np.int64)
+        # what each move changed, in order (`kernels`: HAND, DISCARD, COVER, CLAIM, CLOSE rows); views kept
+        # up to date move by move (the observer's) read it
+        self.events = np.empty((kernels.MAX_EVENTS, 3), dtype=np.int64)
+
+    @property
+    def deck(self) -> list[int]:
+        """The deck's card types, top first (a new list: set `deck` to change it)."""
+        return self._deck[self.counters.item(kernels.DECK_TOP) :].tolist()
+
+    @deck.setter
+    def deck(self, cards: list[int]) -> None:
+        self._deck = np.array(cards, dtype=np.int64)
+        self.counters[kernels.DECK_TOP] = 0
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._deck) - self.counters.item(kernels.DECK_TOP)
+
+    @property
+    def discards(self) -> list[list[int]]:
+        """Each seat's face-up discard pile, oldest first (new lists: set `discards` to change them)."""
+        return [pile[:size].tolist() for pile, size in zip(self._piles, self._pile_sizes.tolist())]
+
+    @discards.setter
+    def discards(self, piles: list[list[int]]) -> None:
+        self._piles[:] = 0
+        for p, pile in enumerate(piles):
+            self._piles[p, : len(pile)] = pile
+            self._pile_sizes[p] = len(pile)
+
+    @property
+    def num_closed(self) -> int:
+        return self.counters.item(kernels.CLOSED)
 
     # --- setup ------------------------------------------------------------------------------------
     @classmethod
     def deal(cls, game: CromletGame, deck: list[int], dealer: int) -> CromletState:
         state = cls(game)
         state.dealer = dealer
-        state.deck = list(deck)
-        for _ in range(game.hand_size):  # one card at a time, starting left of the dealer
-            for k in range(game.num_players):
-                state._draw((dealer + 1 + k) % game.num_players)
+        state.deck = deck
+        kernels.deal(dealer, game.hand_size, state.hands, state.hand_sizes, state._deck, state.counters, state.events)
         state._current = (dealer + 1) % game.num_players
         state._rebuild_board_facts()
         state._check_end()
@@ -179,14 +223,37 @@ class CromletState(BaseState):
         return f"player {self._current}: {action!r} is not an action; actions are ints in [0, {NUM_ACTIONS})"
 
     def _apply_action(self, action: int) -> None:
+        """The move, the refill and the next mask in one kernel call (`kernels.play` words the rules)."""
+        g = self.game
         p = self._current
-        kind, arg = decode_action(action)
-        if kind == "trade":
-            self._trade(p, arg)
-        else:
-            self._play(p, arg, wild=kind.startswith("wild"), claim=kind.endswith("claim"))
-        self._current = (p + 1) % self.game.num_players
-        self._check_end()
+        self._mask = mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._terminal = kernels.play(
+            action,
+            p,
+            g.hand_size,
+            g.claim_limit,
+            g.team_of,
+            self.cover,
+            self.wild,
+            self.closed,
+            self.claimed_by,
+            self.claim_circle,
+            self.open_,
+            self.open_count,
+            self.is_lowest,
+            self.hands,
+            self.hand_sizes,
+            self._deck,
+            self._piles,
+            self._pile_sizes,
+            self.discard_counts,
+            self.team_scores,
+            self.team_claims,
+            self.counters,
+            self.events,
+            mask,
+        )
+        self._current = (p + 1) % g.num_players
 
     def _describe(self, action: int) -> str:
         kind, arg = decode_action(action)
@@ -203,27 +270,11 @@ class CromletState(BaseState):
     def clone(self) -> CromletState:
         other = CromletState.__new__(CromletState)
         other.__dict__.update(self.__dict__)
-        arrays = (
-            "cover",
-            "wild",
-            "closed",
-            "claimed_by",
-            "claim_circle",
-            "hands",
-            "hand_sizes",
-            "discard_counts",
-            "team_scores",
-            "team_claims",
-            "open_",
-            "open_count",
-            "is_lowest",
-        )
-        for name in arrays:
+        for name in (*ARRAY_FIELDS, "_piles", "_pile_sizes", "counters"):
             setattr(other, name, getattr(self, name).copy())
-        other.deck = list(self.deck)
-        other.discards = [list(d) for d in self.discards]
         other._mask = None
-        other.changes = []  # a copy is a new position: its views start from scratch
+        other.counters[kernels.EVENTS] = 0  # a copy is a new position: its views start from scratch
+        other.events = np.empty_like(self.events)
         return other
 
     # --- derived board facts --------------------------------------------------------------------------
@@ -237,7 +288,7 @@ class CromletState(BaseState):
         lowest = np.minimum.reduceat(np.where(self.open_, _ARANGE, _NONE), B.CROMLET_START)
         self.is_lowest = np.zeros(B.NUM_CIRCLES, dtype=bool)
         self.is_lowest[lowest[lowest < _NONE]] = True
-        self.num_closed = int(np.count_nonzero(self.closed))
+        self.counters[kernels.CLOSED] = np.count_nonzero(self.closed)
 
     def dead_cards(self, player: int) -> np.ndarray:
         """Circle cards in `player`'s hand that can never be played (circle covered or cromlet closed),
@@ -259,69 +310,9 @@ class CromletState(BaseState):
             self.is_lowest,
             self.open_count,
             self.can_claim(p),
-            len(self.deck),
+            self.deck_size,
         )
         return mask, legal
-
-    # --- transitions -------------------------------------------------------------------------------
-    def _draw(self, player: int) -> None:
-        card = self.deck.pop(0)
-        self.hands[player, card] += 1
-        self.hand_sizes[player] += 1
-        self.changes.append(("hand", player, card))
-
-    def _refill(self, player: int) -> None:
-        for _ in range(min(len(self.deck), self.game.hand_size - self.hand_sizes.item(player))):
-            self._draw(player)
-
-    def _discard(self, p: int, card_type: int) -> None:
-        """From `p`'s hand onto `p`'s face-up discard pile."""
-        self.hands[p, card_type] -= 1
-        self.hand_sizes[p] -= 1
-        self.changes.append(("hand", p, card_type))
-        self.discards[p].append(card_type)
-        self.discard_counts[p, card_type] += 1
-        self.changes.append(("discard", p, card_type))
-
-    def _play(self, p: int, circle: int, wild: bool, claim: bool) -> None:
-        self._discard(p, B.WILD if wild else circle)
-        self.cover[circle] = p
-        self.wild[circle] = wild
-        self.changes.append(("cover", circle))
-        k = _CROMLET_OF[circle]
-        self.open_[circle] = False
-        self.open_count[k] -= 1
-        if claim:
-            team = self.game.team_of[p]
-            self.claimed_by[k] = p
-            self.claim_circle[k] = circle
-            self.team_claims[team] += 1
-            self.team_scores[team] += _VALUE_OF[circle]
-            self.changes.append(("claim", k))
-            self._close(k)
-        elif self.open_count[k] == 0:
-            self._close(k)  # last circle covered at the claim limit: closed, nobody scores
-        elif self.is_lowest[circle]:
-            self.is_lowest[circle] = False
-            above = circle + 1
-            while not self.open_[above]:  # an open circle remains above: every lower one is covered
-                above += 1
-            self.is_lowest[above] = True
-        self._refill(p)
-
-    def _close(self, k: int) -> None:
-        self.closed[k] = True
-        self.num_closed += 1
-        self.open_[B.CROMLET_SLICES[k]] = False
-        self.is_lowest[B.CROMLET_SLICES[k]] = False
-        self.open_count[k] = 0
-        self.changes.append(("close", k))
-
-    def _trade(self, p: int, count: int) -> None:
-        """Dead cards are useless whichever they are, so the lowest-numbered ones go first."""
-        for card in self.dead_cards(p)[:count].tolist():
-            self._discard(p, card)
-        self._refill(p)
 
     def _check_end(self) -> None:
         """The game ends when the player to move cannot play, or once every cromlet is closed."""
@@ -348,7 +339,7 @@ class CromletState(BaseState):
             "team_scores": self.team_scores.copy(),
             "team_claims": self.team_claims.copy(),
             "hand_sizes": self.hand_sizes.tolist(),
-            "deck_size": len(self.deck),
+            "deck_size": self.deck_size,
             "discards": [list(d) for d in self.discards],
         }
         if player is not None:

@@ -559,3 +559,25 @@ def board_planes(obs, values, colours, rank_at, colour_at) -> int:
                 obs[colour_at[colours[r, c]] + cell] = 1
                 tiles += 1
     return tiles
+
+
+@numba.njit(cache=True)
+def own_tiles(obs, rack, pending, marked, faces, at, cells: int, quarter: float, mover: bool) -> None:
+    """The seat's own tiles into the observation `obs` (its board planes already written): the rack by kind,
+    the pending move's tiles on the board planes and in `pending` (taken off the mover's rack: they are
+    still on it), and the mover's tiles chosen for the exchange. `faces` holds each face's value, colour and
+    kind (rows); `at` the offsets of the rank planes, the colour planes, `pending`, `rack` and
+    `exchange_chosen`."""
+    rank0, colour0, pending0, rack0, chosen0 = at[0], at[1], at[2], at[3], at[4]
+    for kind in rack:
+        obs[rack0 + kind] += quarter
+    for action in pending:
+        face, cell = action // cells, action % cells
+        obs[rank0 + (faces[0, face] - 1) * cells + cell] = 1
+        obs[colour0 + faces[1, face] * cells + cell] = 1
+        obs[pending0 + cell] = 1
+        if mover:
+            obs[rack0 + faces[2, face]] -= quarter
+    if mover:
+        for kind in marked:
+            obs[chosen0 + kind] += quarter

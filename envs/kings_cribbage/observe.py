@@ -6,8 +6,8 @@ show committed tiles and the tiles of the move being built (marked in `pending`)
 are left out, and the mover's offered moves and exchanges come instead, one row each.
 
 `encode` runs at every step, so it writes by flat index into the vector instead of through named blocks, the
-board planes in one kernel pass (`kernels.board_planes`; the numpy encoding it replaced is the oracle
-tests/oracles/kings_cribbage_observe.py).
+board planes and the seat's own tiles in one kernel pass each (`kernels.board_planes`, `kernels.own_tiles`;
+the numpy encoding they replaced is the oracle tests/oracles/kings_cribbage_observe.py).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from tabletop.envs.kings_cribbage.tiles import (
 
 PHASES = ("first move", "place", "exchange")
 _QUARTER = 1 / TILES_PER_KIND  # one tile of a kind
+_FACES = np.stack([FACE_VALUE, FACE_COLOUR, FACE_KIND]).astype(np.int64)  # `kernels.own_tiles`' rows
 
 
 def score_range(game: KingsCribbageGame) -> tuple[int, int]:
@@ -164,6 +165,8 @@ class KingsCribbageObserver:
         # scores, rack sizes and bag sizes lie side by side: one division by their scales (in float32, as before)
         assert at["rack_sizes"] == at["scores"] + n and at["bag_sizes"] == at["rack_sizes"] + n
         self._counts = slice(at["scores"], at["scores"] + 3 * n)
+        own = ("board_rank", "board_colour", "pending", "rack", "exchange_chosen")  # -1: not in moves mode
+        self._own_at = np.array([at.get(name, -1) for name in own], dtype=np.int64)
         self._scales = np.repeat(np.array([100.0, RACK_SIZE, NUM_TILES], dtype=np.float32), n)
 
     def encode(self, state: KingsCribbageState, player: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -175,19 +178,17 @@ class KingsCribbageObserver:
         order = [(player + i) % n for i in range(n)]
         tiles = kernels.board_planes(obs, state.values, state.colours, self._rank_at, self._colour_at)
         mover = state.current_player
-        rack = at["rack"]
-        for kind in state.racks[player]:
-            obs[rack + kind] += _QUARTER
-        for action in state.pending:  # tiles mode: the move being built
-            face, cell = divmod(action, cells)
-            obs[at["board_rank"] + (FACE_VALUE[face] - 1) * cells + cell] = 1
-            obs[at["board_colour"] + FACE_COLOUR[face] * cells + cell] = 1
-            obs[at["pending"] + cell] = 1
-            if player == mover:
-                obs[rack + FACE_KIND[face]] -= _QUARTER
-        if player == mover:
-            for kind in state.marked:
-                obs[at["exchange_chosen"] + kind] += _QUARTER
+        kernels.own_tiles(  # tiles mode: the move being built and the exchange being chosen too
+            obs,
+            np.array(state.racks[player], dtype=np.int64),
+            np.array(state.pending, dtype=np.int64),
+            np.array(state.marked, dtype=np.int64),
+            _FACES,
+            self._own_at,
+            cells,
+            _QUARTER,
+            player == mover,
+        )
         counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
         counts += [len(state.bags[g.bag_of[s]]) for s in order]
         obs[self._counts] = np.array(counts, dtype=np.float32) / self._scales

@@ -19,6 +19,7 @@ def test_a_run_reports_the_engine_the_aec_loop_and_a_ratio_per_baseline():
     assert rows == {"krz_grtn_v1() engine", "krz_grtn_v1() AEC", "connect_four_v3 AEC", "openspiel:cribbage engine"}
     assert re.search(r"ratio \(krz_grtn_v1\(\) AEC / connect_four_v3 AEC\): steps/s \d+\.\d\dx", report)
     assert re.search(r"ratio \(krz_grtn_v1\(\) engine / openspiel:cribbage engine\): steps/s \d+\.\d\dx", report)
+    assert len(re.findall(r"; steps per CPU-second \d+\.\d\dx", report)) == 2  # the steadier figure on a shared machine
 
 
 def test_the_engine_and_aec_loops_play_the_same_seeded_games_every_time():

@@ -7,7 +7,10 @@ same process. A PettingZoo classic baseline (`connect_four_v3`, `go_v5`, ...) ru
 OpenSpiel baseline (`openspiel:cribbage`) runs the same engine loop on `pyspiel`, chance nodes sampled from
 their outcomes. Every loop draws uniformly among the legal actions with one numpy generator (not
 gymnasium's `Discrete.sample(mask)`, which costs ~20 us a call and would hide the envs behind the driver),
-and the sides take turns over a few rounds, so a machine whose load changes slows them alike.
+and the sides take turns over a few rounds, so a machine whose load changes slows them alike. Each loop is
+timed by the wall clock and by the process's CPU time: on a shared machine a loop's share of a core swings
+from round to round, and the ratio of steps per CPU-second is the steadier figure (every loop runs on one
+thread).
 """
 
 from __future__ import annotations
@@ -35,11 +38,16 @@ class Throughput:
     name: str
     games: int = 0
     steps: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall clock
+    cpu_seconds: float = 0.0  # the process's CPU time
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.seconds
+
+    @property
+    def steps_per_cpu_second(self) -> float:
+        return self.steps / self.cpu_seconds
 
     @property
     def games_per_second(self) -> float:
@@ -49,12 +57,23 @@ class Throughput:
         self.games += other.games
         self.steps += other.steps
         self.seconds += other.seconds
+        self.cpu_seconds += other.cpu_seconds
+
+
+class _Clocks:
+    """The wall clock and the CPU time since it was made."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def throughput(self, name: str, games: int, steps: int) -> Throughput:
+        return Throughput(name, games, steps, time.perf_counter() - self.wall, time.process_time() - self.cpu)
 
 
 def random_play(env, games: int, seed: int = 0, name: str = "") -> Throughput:
     """Play `games` uniformly random games through the AEC API (the env's own observations and masks) and time them."""
     steps = 0
-    start = time.perf_counter()
+    clocks = _Clocks()
     for g in range(games):
         rng = np.random.default_rng(seed + g)
         env.reset(seed=seed + g)
@@ -66,14 +85,14 @@ def random_play(env, games: int, seed: int = 0, name: str = "") -> Throughput:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
             steps += 1
-    return Throughput(name, games, steps, time.perf_counter() - start)
+    return clocks.throughput(name, games, steps)
 
 
 def engine_play(env: EnvSpec, games: int, seed: int = 0) -> Throughput:
     """Play `games` uniformly random games on the rules alone (no observation, no PettingZoo) and time them."""
     game = env.new_game()
     steps = 0
-    start = time.perf_counter()
+    clocks = _Clocks()
     for g in range(games):
         rng = np.random.default_rng(seed + g)
         state = game.new_initial_state(rng)
@@ -81,7 +100,7 @@ def engine_play(env: EnvSpec, games: int, seed: int = 0) -> Throughput:
             legal = np.flatnonzero(state.legal_action_mask())
             state.apply(int(legal[rng.integers(legal.size)]))
             steps += 1
-    return Throughput(f"{env} engine", games, steps, time.perf_counter() - start)
+    return clocks.throughput(f"{env} engine", games, steps)
 
 
 def openspiel_play(name: str, games: int, seed: int = 0) -> Throughput:
@@ -90,7 +109,7 @@ def openspiel_play(name: str, games: int, seed: int = 0) -> Throughput:
     pyspiel = _import_openspiel()
     game = pyspiel.load_game(name)
     steps = 0
-    start = time.perf_counter()
+    clocks = _Clocks()
     for g in range(games):
         rng = np.random.default_rng(seed + g)
         state = game.new_initial_state()
@@ -102,7 +121,7 @@ def openspiel_play(name: str, games: int, seed: int = 0) -> Throughput:
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
             steps += 1
-    return Throughput(f"{OPENSPIEL}{name} engine", games, steps, time.perf_counter() - start)
+    return clocks.throughput(f"{OPENSPIEL}{name} engine", games, steps)
 
 
 def baseline_env(name: str, **kwargs):
@@ -185,14 +204,18 @@ def compare(
             start, stop = count * r // rounds, count * (r + 1) // rounds
             if stop > start:
                 total.add(play(stop - start, seed + start))
-    rows = [f"{'loop':<52} {'games':>6} {'steps':>8} {'steps/s':>10} {'games/s':>9}"]
+    rows = [f"{'loop':<52} {'games':>6} {'steps':>8} {'steps/s':>10} {'games/s':>9} {'steps/CPU-s':>12}"]
     for _, _, _, t in loops:
-        rows.append(f"{t.name:<52} {t.games:>6} {t.steps:>8} {t.steps_per_second:>10.0f} {t.games_per_second:>9.2f}")
+        rows.append(
+            f"{t.name:<52} {t.games:>6} {t.steps:>8} {t.steps_per_second:>10.0f} {t.games_per_second:>9.2f} "
+            f"{t.steps_per_cpu_second:>12.0f}"
+        )
     ours = {kind: total for kind, _, _, total in loops[:2]}
     for kind, _, _, theirs in loops[2:]:
         rows.append(
             f"ratio ({ours[kind].name} / {theirs.name}): steps/s "
-            f"{ours[kind].steps_per_second / theirs.steps_per_second:.2f}x"
+            f"{ours[kind].steps_per_second / theirs.steps_per_second:.2f}x; steps per CPU-second "
+            f"{ours[kind].steps_per_cpu_second / theirs.steps_per_cpu_second:.2f}x"
         )
     rows.append(f"({rounds} rounds, taking turns; engine = rules only, AEC = the PettingZoo loop with observations)")
     return "\n".join(rows)

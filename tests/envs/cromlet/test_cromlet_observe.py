@@ -13,6 +13,7 @@ import pytest
 
 from tabletop.envs import EnvSpec
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet import kernels
 from tabletop.envs.cromlet.observe import MAX_SIZE, MAX_VALUE, REBUILD_AFTER, CromletObserver
 
 SCALE = np.ones(B.NUM_CIRCLES + 1)
@@ -133,3 +134,18 @@ def test_envs_still_pickle_and_copy_after_looking():
         np.testing.assert_array_equal(
             twin.observe(twin.agent_selection)["observation"], reference(state, state.current_player, False)
         )
+
+
+def test_an_event_log_run_past_its_end_makes_the_observer_rebuild():
+    """The log holds every event a legal game can make; a position edited by hand may make more: the count
+    then grows past the log's end, nothing is written there, and the observer rebuilds at every look."""
+    game = EnvSpec("cromlet_v0").new_game()
+    observer = CromletObserver(game, omniscient=False)
+    state = game.new_initial_state(np.random.default_rng(5))
+    state.events = state.events[:20]  # the deal logged 14 of them
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(observer.encode(state, seat), reference(state, seat, False))
+        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
+    assert state.counters[kernels.EVENTS] > 30
