@@ -49,9 +49,16 @@ def act_for(agent: Agent, env: Any, state: Any, seat: int) -> int:
     the view, and for an agent that searches (`needs_sample`) one state drawn from what `seat` knows,
     `state.resample(seat, ...)` with a fixed generator (so it depends on that knowledge only), never `state`."""
     obs, mask, view = observation_for(agent, env, state, seat), state.legal_action_mask(), state.view(seat)
+    return agent.act(obs, mask, view, **sample_for(agent, state, seat))
+
+
+def sample_for(agent: Agent, state: Any, seat: int) -> dict[str, Any]:
+    """The keyword arguments of `agent.act` beyond what every agent reads: for an agent that searches
+    (`needs_sample`), `sample=` one state drawn from what `seat` knows with a fixed generator; otherwise none.
+    For loops that call `act` themselves, e.g. on another thread."""
     if getattr(agent, "needs_sample", False):
-        return agent.act(obs, mask, view, sample=state.resample(seat, np.random.default_rng(0)))
-    return agent.act(obs, mask, view)
+        return {"sample": state.resample(seat, np.random.default_rng(0))}
+    return {}
 
 
 UNSEEN_BY_POLICY = ("render_mode", "illegal_action", "reward")  # arguments that change nothing a policy reads

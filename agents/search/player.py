@@ -30,6 +30,11 @@ DEFAULT_ROLLOUT = {"cromlet": "blocker", "chromino": "keep_options", "kings_crib
 COOPERATIVE = {"krz_grtn": 'a cooperative game: no opponent to search against (docs/training.md, "Search players")'}
 
 
+def searchable(game: str) -> bool:
+    """Whether `game` has a search player with its defaults (a competitive game with a default rollout)."""
+    return game in DEFAULT_ROLLOUT
+
+
 class SearchAgent:
     """Reads its seat's view and `sample`, one full state drawn from what the seat knows (agents.base.act_for
     passes `state.resample(seat, ...)`, never the state); it draws every world from `sample` again."""

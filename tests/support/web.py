@@ -43,8 +43,8 @@ def receive(ws, until=lambda m: True, limit: int = 5000) -> dict:
 def step_once(table: Table, rng: RandomAgent) -> None:
     """One move: the agent's own choice, or a random legal move sent for the seat played from a page."""
     if table.agent_to_move() is not None:
-        agent, observation, mask, view = table.agent_inputs()
-        table.apply(agent.act(observation, mask, view))
+        agent, arguments, keywords = table.agent_inputs()
+        table.apply(agent.act(*arguments, **keywords))
         return
     mover = table.state.current_player
     mask = np.zeros(table.env.game.num_actions, dtype=np.int8)

@@ -181,3 +181,19 @@ def test_the_serve_command_explains_what_it_cannot_do(capsys, tmp_path):
         port = base.rsplit(":", 1)[1].strip("/")
         assert cli.main(["serve", "--port", port]) == 2
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_a_search_player_plays_at_a_table_from_its_seats_resample(site):
+    """A search player needs one resample of what its seat knows (agents.base.sample_for); the server hands it
+    one, so a table with a search seat plays on instead of stopping with the agent's failure."""
+    base, lobby = site
+    made = new_table(base, game="cromlet_v0", seats=["search", "random"], seed=3)
+    table = lobby.find(made["link"].rsplit("/", 1)[1])[0].table
+    with socket(base, made["link"]) as watcher:
+        receive(watcher, until=lambda m: m.get("step", 0) >= 6 or bool(table.failure))
+    assert table.failure is None and 0 in {seat for seat, _ in table.moves}
+    assert "search" in lobby.players("chromino_v1") and "search" not in lobby.players("krz_grtn_v1")  # cooperative
+    status, _, body = http(
+        base, "/api/tables", json.dumps({"game": "cromlet_v0", "seats": ["search:sims=99999", "you"]}).encode()
+    )
+    assert status == 400 and b"is not offered" in body  # only the default budget is served

@@ -31,9 +31,12 @@ from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.agents.registry import (
     PRETRAINED,
     agent_names,
+    game_of,
     pretrained_folder,
     pretrained_folders,
 )
+from tabletop.agents.search import PREFIX as SEARCH
+from tabletop.agents.search import searchable
 from tabletop.envs import ENV_IDS, EnvSpec, definition
 from tabletop.envs.core import InvalidStateError, ParameterError
 from tabletop.train.web.bounds import web_allowed, web_bound_problem
@@ -132,10 +135,12 @@ class Lobby:
     def players(self, env_id: str) -> list[str]:
         """Seat choices for `env_id`: you, another person, agents on the server, policies in their page."""
         policies = [p for p in self.policies if _export_game(p) in (env_id, None)]
-        served = [*agent_names(env_id), *policies]
+        # the search player at its default budget only: a request cannot ask the server for more rollouts
+        search = [SEARCH] if searchable(game_of(env_id)) else []
+        served = [*agent_names(env_id), *search, *policies]
         exported = [p for p in policies if p.startswith("onnx:")]
         if _ships_pretrained(env_id):
-            served.insert(len(agent_names(env_id)), PRETRAINED)
+            served.insert(len(agent_names(env_id)) + len(search), PRETRAINED)
             exported.insert(0, PRETRAINED)
         in_page = [PAGE + p for p in exported] if self.runtime else []
         return [YOU, PERSON, *served, *in_page]

@@ -157,9 +157,9 @@ class Room:
         if table.agent_to_move() is None:
             return
         step = len(table.moves)
-        agent, observation, mask, view = table.agent_inputs()
+        agent, arguments, keywords = table.agent_inputs()
         try:
-            action = await asyncio.to_thread(agent.act, observation, mask, view)
+            action = await asyncio.to_thread(agent.act, *arguments, **keywords)
         except Exception as err:  # noqa: BLE001 - a failing policy stops its table, with the reason shown
             table.failure = f"the agent at seat {table.state.current_player} ({agent.name}) failed: {err}"
             action = None

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.agents import Agent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import observation_for, sample_for
 from tabletop.envs import EnvSpec
 from tabletop.envs.core import State
 from tabletop.train.web.games import drawing, plain
@@ -189,13 +189,15 @@ class Table:
         seat = self.seats[self.state.current_player]
         return seat if seat.kind == "agent" else None
 
-    def agent_inputs(self) -> tuple[Agent, np.ndarray | None, np.ndarray, dict[str, Any]]:
-        """What the agent to move reads: its observation (if it reads one), its mask and its seat's view."""
+    def agent_inputs(self) -> tuple[Agent, tuple, dict[str, Any]]:
+        """The agent to move and what it reads, as `act`'s arguments: its observation (if it reads one), its mask
+        and its seat's view, and for a search player one resample of what the seat knows (never the state)."""
         seat = self.agent_to_move()
         assert seat is not None and seat.agent is not None
         state = self.state
         observation = observation_for(seat.agent, self.env, state, seat.index)
-        return seat.agent, observation, state.legal_action_mask().copy(), state.view(seat.index)
+        arguments = (observation, state.legal_action_mask().copy(), state.view(seat.index))
+        return seat.agent, arguments, sample_for(seat.agent, state, seat.index)
 
     def apply(self, action: int) -> None:
         """Play `action` for the seat to move, writing each viewer's transcript line first (the state before)."""

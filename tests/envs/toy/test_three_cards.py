@@ -84,8 +84,8 @@ def test_a_web_table_plays_it_to_the_end_showing_each_seat_its_own_hand():
     assert table.drawing == "text" and table.static == {"actions": {"play": 0, "num_actions": 7}}
     while not table.over:
         if table.agent_to_move() is not None:
-            agent, observation, mask, view = table.agent_inputs()
-            table.apply(agent.act(observation, mask, view))
+            agent, arguments, keywords = table.agent_inputs()
+            table.apply(agent.act(*arguments, **keywords))
             continue
         frame = table.frame(0)
         own, other = frame["text"].split("\n")[:2]
