@@ -149,13 +149,16 @@ def main() -> int:
         totals = {}
         for round_ in range(args.rounds):
             for config in configs:
-                running = {}
+                results = {}  # one after the other: each side's result before the next starts
+                running = {}  # side by side: every side started, then their results read
                 for side, path in sides.items():
-                    running[side] = start_side(path, config, args.steps, after if side == "after" else {})
+                    process = start_side(path, config, args.steps, after if side == "after" else {})
                     if args.one_at_a_time:
-                        running[side] = result_of(running[side], config)
-                for side, process in running.items():
-                    result = process if isinstance(process, dict) else result_of(process, config)
+                        results[side] = result_of(process, config)
+                    else:
+                        running[side] = process
+                results.update({side: result_of(process, config) for side, process in running.items()})
+                for side, result in results.items():
                     print(f"round {round_ + 1} {config.name} {side}: {json.dumps(result)}", flush=True)
                     total = totals.setdefault((config, side), dict.fromkeys(result, 0))
                     for key in total:
