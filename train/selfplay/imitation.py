@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from tabletop.agents import PolicyAgent, make_agent
-from tabletop.agents.base import act_for, observation_for
+from tabletop.agents.base import act_for
 from tabletop.agents.networks import MASKED_LOGIT
 from tabletop.agents.networks.actor_critic import CRITIC_PREFIXES as CRITIC
 from tabletop.agents.policy_agent import actor_logits
@@ -78,10 +78,9 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
         observations, masks, best = [], [], []
         while not state.is_terminal():
             seat = state.current_player
-            mask = state.legal_action_mask()
-            view = state.view(seat)
             if seat in taught:
-                tied = teach.best_actions(mask, view) if hasattr(teach, "best_actions") else None
+                mask = state.legal_action_mask()
+                tied = teach.best_actions(mask, state.view(seat)) if hasattr(teach, "best_actions") else None
                 action = (
                     int(tied[teach.rng.integers(tied.size)]) if tied is not None else act_for(teach, table, state, seat)
                 )
@@ -93,8 +92,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
                 chosen[tied if tied is not None else action] = True
                 best.append(chosen)
             else:
-                obs = observation_for(rival, table, state, seat)
-                action = rival.act(obs, mask, view)
+                action = act_for(rival, table, state, seat)
             state.apply(action)
         if observations:
             chunks.append((np.stack(observations), np.stack(masks), np.stack(best)))
