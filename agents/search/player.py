@@ -58,6 +58,8 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         self.guide = policies[guide](seed=int(self.rng.integers(2**31)))  # its choice leads the candidates
         self.turns = turns_for(game, self.guide)
+        self.shares: dict[int, float] = {}  # the last decision's rollouts per first action, as shares (a teacher's
+        # soft target, train/selfplay/imitation.py); empty when it searched nothing (one candidate, a planned move)
 
     def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any], sample: Any = None) -> int:
         if sample is None:
@@ -65,12 +67,17 @@ class SearchAgent:
                 "the search player needs sample=state.resample(seat, rng) from the game loop "
                 "(tabletop.agents.base.act_for); this loop passed only the view"
             )
+        self.shares = {}
         planned = self.turns.follow(view, action_mask)
         if planned is not None:
             return int(planned)
         pick = int(self.guide.act(None, action_mask, view))
         turns = self.turns.candidates(sample, view, action_mask, pick, self.options.candidates, self.rng)
-        best = turns[0] if len(turns) == 1 else self.search(sample, sample.current_player, turns)[0]
+        best = turns[0]
+        if len(turns) > 1:
+            best, count = self.search(sample, sample.current_player, turns)
+            for turn, n in zip(turns, count / count.sum()):
+                self.shares[turn[0]] = self.shares.get(turn[0], 0.0) + float(n)
         self.turns.chose(view, best)
         return int(best[0])
 

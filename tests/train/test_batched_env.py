@@ -124,6 +124,24 @@ def test_the_batched_env_plays_the_seat_env_games(game, sampling):
         assert [g.pool.results for g in new.games] == [env.pool.results for env in old.envs]
 
 
+def test_a_search_player_is_an_opponent_in_both_paths():
+    """A search opponent gets its resample (agents.base.act_for) in the seat env and the batched env alike."""
+    config = smoke_config("kings_cribbage")
+    old, new = both_paths(config, {"search:sims=4,depth=6,candidates=3": 1.0}, games=2)
+    for env in (old, new):
+        env.seed(5)
+    obs_old, obs_new = old.reset(), new.reset()
+    rng = np.random.default_rng(1)
+    for step in range(12):
+        np.testing.assert_array_equal(obs_new, obs_old, err_msg=f"step {step}")
+        masks = np.stack(old.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs_old, rewards_old, _, _ = old.step(actions)
+        obs_new, rewards_new, _, _ = new.step(actions)
+        np.testing.assert_allclose(rewards_new, rewards_old, rtol=1e-6, atol=1e-6)
+    assert all(g.opponents[s][0].startswith("search") for g in new.games for s in g.opponents)
+
+
 def snapshot_env(games=6, seed=3):
     """Games against two frozen snapshots (distinct random networks) only."""
     config = smoke_config("cromlet")

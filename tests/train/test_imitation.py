@@ -24,7 +24,8 @@ def decisions():
 def test_decisions_are_the_teachers_own_as_its_seat_sees_them(decisions):
     assert len(decisions) > 8 * 40  # patient plays every seat against itself, one seat against blocker
     assert set(np.unique(decisions.game)) == set(range(8))
-    assert (decisions.best <= decisions.masks).all() and decisions.best.any(axis=1).all()
+    assert ((decisions.target > 0) <= decisions.masks).all()
+    np.testing.assert_allclose(decisions.target.astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
     # replaying game 0 (patient against itself: every decision recorded) gives the same observations,
     # masks and tie sets, row by row
     env = SPEC.make_raw()
@@ -36,18 +37,55 @@ def test_decisions_are_the_teachers_own_as_its_seat_sees_them(decisions):
         np.testing.assert_array_equal(decisions.observations[row], env.observer.encode(state, seat).astype(np.float16))
         np.testing.assert_array_equal(decisions.masks[row], mask.astype(bool))
         tied = teacher.best_actions(mask, state.view(seat))
-        assert set(np.flatnonzero(decisions.best[row])) == set(tied)
+        assert set(np.flatnonzero(decisions.target[row])) == set(tied)
+        assert (decisions.target[row][tied] == np.float16(1 / len(tied))).all()
         state.apply(int(tied[teacher.rng.integers(tied.size)]))
         row += 1
     assert decisions.game[row - 1] == 0 and decisions.game[row] == 1
 
 
+SEARCH_TEACHER = "search:sims=4,depth=6,candidates=3"
+SMALL_KC = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": "moves"})
+
+
 def test_a_search_player_teaches_through_its_resamples():
-    """A teacher that searches is asked through act_for (one resample, never the state): each recorded move is
-    its choice there, a single action per decision."""
-    spec = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": "moves"})
-    taught = collect(spec, "search:sims=4,depth=6,candidates=3", ["greedy"], games=1, gamma=0.99, seed=2)
-    assert len(taught) > 5 and (taught.best.sum(axis=1) == 1).all() and (taught.best <= taught.masks).all()
+    """A teacher that searches is asked through act_for (one resample, never the state): with `search_share` 0
+    each recorded target is its move there alone."""
+    taught = collect(SMALL_KC, SEARCH_TEACHER, ["greedy"], games=1, gamma=0.99, seed=2)
+    assert len(taught) > 5 and ((taught.target > 0).sum(axis=1) == 1).all()
+    assert (taught.target.max(axis=1) == 1).all() and ((taught.target > 0) <= taught.masks).all()
+
+
+def test_a_search_teachers_target_holds_its_rollout_shares():
+    """Expert iteration: with `search_share` w the target is (1 - w) on the move played plus w times the shares
+    of the rollouts its first moves got; the same games and moves as with w = 0 (the target is only recorded)."""
+    plain = collect(SMALL_KC, SEARCH_TEACHER, ["greedy"], games=1, gamma=0.99, seed=2)
+    soft = collect(SMALL_KC, SEARCH_TEACHER, ["greedy"], games=1, gamma=0.99, seed=2, search_share=0.5)
+    np.testing.assert_array_equal(soft.observations, plain.observations)
+    played = plain.target.argmax(axis=1)
+    assert (soft.target.argmax(axis=1) == played).all() and ((soft.target > 0) <= soft.masks).all()
+    np.testing.assert_allclose(soft.target.astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
+    searched = (soft.target > 0).sum(axis=1) > 1  # decisions where it compared several first moves
+    assert searched.sum() >= 3
+    rows = np.flatnonzero(searched)
+    assert (soft.target[rows, played[rows]] >= 0.5).all()  # its own move keeps the weight 1 - w, plus its share
+
+
+def test_search_shares_are_the_rollouts_of_each_first_move():
+    """`SearchAgent.shares` after a decision: each candidate's first action with its share of the rollouts."""
+    agent = make_agent(SMALL_KC, "search:sims=16,candidates=4", seed=3)
+    env = SMALL_KC.make_raw()
+    env.reset(seed=4)
+    state, searched = env.game_state, 0
+    while not state.is_terminal():
+        seat, mask = state.current_player, state.legal_action_mask()
+        action = agent.act(None, mask, state.view(seat), sample=state.resample(seat, np.random.default_rng(0)))
+        if agent.shares:
+            searched += 1
+            assert action in agent.shares and 1 < len(agent.shares) <= 4 and all(mask[a] for a in agent.shares)
+            assert abs(sum(agent.shares.values()) - 1) < 1e-9
+        state.apply(action)
+    assert searched >= 3
 
 
 def test_returns_are_the_discounted_outcome_of_the_seat(decisions):

@@ -51,7 +51,17 @@ def test_shipped_configs_are_valid(path):
         (with_(sb3__n_steps=True), "sb3: n_steps=True is not allowed"),
         (with_(network__hidden=[64, 0]), "network: hidden=[64, 0] is not allowed"),
         (with_(network__activation="gelu"), "network: activation='gelu' is not allowed; allowed: 'tanh', 'relu'"),
-        (with_(opponents__weights={"grandmaster": 1.0}), "opponents.weights.grandmaster"),
+        (with_(opponents__weights={"grandmaster": 1.0}), "opponents.weights.grandmaster: unknown agent; allowed: self"),
+        (with_(opponents__weights={"search:sims=x": 1.0}), "search option sims='x' in 'search:sims=x' is not a int"),
+        (
+            with_(sb3__warm_start={"teacher": "search:guide=nobody", "games": 2}),
+            "sb3.warm_start.teacher='search:guide=nobody': unknown guide policy 'nobody' for cromlet_v0",
+        ),
+        (
+            with_(sb3__warm_start={"teacher": "patient", "games": 2, "opponents": ["search:rollouts=3"]}),
+            "sb3.warm_start.opponents[0]='search:rollouts=3': bad search option 'rollouts=3'",
+        ),
+        (with_(sb3__warm_start={"teacher": "search", "games": 2, "search_share": 1.5}), "search_share=1.5"),
         (with_(opponents__weights={"random": -1.0}), "opponents: weights={'random': -1.0} is not allowed"),
         (with_(sb3__vec_env__kind="threads"), "sb3.vec_env: kind='threads' is not allowed"),
         (with_(learner_seats="two"), "learner_seats='two'"),
@@ -69,6 +79,17 @@ def test_bad_configs_name_the_key(data, named):
     with pytest.raises(ConfigError) as err:
         parse_config(data)
     assert named in str(err.value)
+
+
+def test_a_search_player_can_teach_and_be_an_opponent():
+    config = parse_config(
+        with_(
+            sb3__warm_start={"teacher": "search:sims=8", "games": 2, "search_share": 0.25},
+            opponents__weights={"self": 1, "search:sims=4,rollout=greedy": 1},
+        )
+    )
+    assert config.sb3.warm_start.teacher == "search:sims=8" and config.sb3.warm_start.search_share == 0.25
+    assert parse_config(with_(sb3__warm_start={"teacher": "patient", "games": 2})).sb3.warm_start.search_share == 0.5
 
 
 def test_unknown_key_error_lists_the_allowed_keys():

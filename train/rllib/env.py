@@ -17,7 +17,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from tabletop.agents import make_agent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 from tabletop.train.rllib.table import (
     LEARNER,
@@ -115,10 +115,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
         state = self.aec.game_state
         while not state.is_terminal() and state.current_player in self.seating.fixed:
             seat = state.current_player
-            player = self.fixed[self.seating.fixed[seat]]
-            name = self.aec.possible_agents[seat]
-            observation, mask = observation_for(player, self.aec, state, seat), state.legal_action_mask()
-            self._apply(player.act(observation, mask, self.aec.view(name)))
+            self._apply(act_for(self.fixed[self.seating.fixed[seat]], self.aec, state, seat))
 
     def _to_move_observation(self) -> dict:
         agent = self.seating.agents[self.aec.game_state.current_player]

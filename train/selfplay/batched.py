@@ -28,7 +28,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from tabletop.agents import PolicyAgent
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for, observation_for
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
@@ -200,9 +200,7 @@ class BatchedSelfPlayEnv(VecEnv):
             if isinstance(opponent, PolicyAgent):
                 batches.setdefault(id(opponent.policy), (opponent.policy, []))[1].append((game, opponent))
                 continue
-            agent = game.agents[seat]
-            observation = observation_for(opponent, game.aec, game.state, seat)
-            moves.append((game, opponent.act(observation, game.state.legal_action_mask(), game.aec.view(agent))))
+            moves.append((game, act_for(opponent, game.aec, game.state, seat)))
         for policy, members in batches.values():
             k = len(members)
             obs, masks = self._opponent_obs[:k], self._opponent_masks[:k]

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from tabletop import envs
-from tabletop.agents import agent_names
+from tabletop.agents import agent_names, make_agent
 from tabletop.agents.networks import KINDS
 from tabletop.agents.networks.actor_critic import CRITIC_INPUTS, DEFAULTS, network_spec
 from tabletop.agents.networks.common import ACTIVATIONS
@@ -64,8 +64,22 @@ def check_learner_seats(learner_seats: str) -> None:
 
 
 def allowed_opponents(env_id: str) -> list[str]:
-    """Keys an `opponents.weights` mapping may use for this game."""
+    """The names an `opponents` mapping may use for this game without a search player."""
     return [SELF, HEURISTICS, *agent_names(env_id)]
+
+
+def agent_problem(env: EnvSpec, name: str, also: tuple[str, ...] = ()) -> str | None:
+    """None when `name` is one of `also` or plays `env` without a saved policy (random, a heuristic, or a search
+    player, `search` or `search:KEY=VALUE,...`, built once here to check its keys); else what is wrong."""
+    if name in also or name in agent_names(env.env_id):
+        return None
+    if name.partition(":")[0] != "search":
+        return f"unknown agent; allowed: {', '.join([*also, *agent_names(env.env_id)])}, search[:KEY=VALUE,...]"
+    try:
+        make_agent(env, name)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 class ConfigError(ValueError):
@@ -237,7 +251,7 @@ WARM_START = Section(
         Param(
             "teacher",
             REQUIRED,
-            "the heuristic to imitate",
+            "the agent to imitate: a heuristic, or a search player (search:KEY=VALUE,...) for expert iteration",
             check=lambda t: isinstance(t, str) and bool(t),
             allowed="an agent name",
         ),
@@ -250,6 +264,12 @@ WARM_START = Section(
         Param("learning_rate", 1e-3, "Adam's step size", **number(0, above=True)),
         Param("value_coef", 1.0, "the value loss's weight", **number(0)),
         Param("eval_games", 200, "games of the clone against each baseline (0: none)", **integer(0)),
+        Param(
+            "search_share",
+            0.5,
+            "a search teacher's target: this weight on its rollout shares, the rest on its move (0: its move alone)",
+            **number(0, 1),
+        ),
     ),
     optional=True,
 )
@@ -477,20 +497,18 @@ def _check_cross_fields(config: TrainConfig, source: str) -> None:
             )
         warm = config.sb3.warm_start
         if warm is not None:
-            names = agent_names(config.env_id)
             for key, name in [("teacher", warm.teacher)] + [
                 (f"opponents[{i}]", o) for i, o in enumerate(warm.opponents)
             ]:
-                if name not in names:
-                    raise ConfigError(
-                        f"{source}: unknown agent sb3.warm_start.{key}={name!r}; allowed: {', '.join(names)}"
-                    )
+                problem = agent_problem(config.env, name)
+                if problem is not None:
+                    raise ConfigError(f"{source}: sb3.warm_start.{key}={name!r}: {problem}")
     if config.rllib is not None and config.ppo.batch_size > config.rllib.train_batch_size:
         raise ConfigError(
             f"{source}: ppo.batch_size={config.ppo.batch_size} (the minibatch) exceeds rllib.train_batch_size={config.rllib.train_batch_size}"
         )
     if config.learner_seats == "one" and game.num_players > 1:
-        allowed = allowed_opponents(config.env_id)
         for name in config.opponents.weights:
-            if name not in allowed:
-                raise ConfigError(f"{source}: unknown opponent opponents.weights.{name}; allowed: {', '.join(allowed)}")
+            problem = agent_problem(config.env, name, also=(SELF, HEURISTICS))
+            if problem is not None:
+                raise ConfigError(f"{source}: opponents.weights.{name}: {problem}")

@@ -1,10 +1,13 @@
-"""Imitation warm start: clone a heuristic teacher before PPO takes over.
+"""Imitation warm start: clone a heuristic or a search player before PPO takes over.
 
 The teacher plays seeded games against the configured opponents. At each of its decisions we keep what
-a learner in that seat would get (its observation and legal mask, nothing more) and what the teacher
-chose. A teacher that breaks ties at random (`best_actions`) gives its whole set of equally best moves,
-and the clone learns a uniform target over them, so random tie-breaks are not label noise; accuracy is
-then "in-tie": the clone's most likely move is one of the teacher's best. The value head learns the
+a learner in that seat would get (its observation and legal mask, nothing more) and the teacher's target, a
+distribution over the legal moves. A teacher that breaks ties at random (`best_actions`) gives its whole set
+of equally best moves, and the clone learns a uniform target over them, so random tie-breaks are not label
+noise; accuracy is then "in-tie": the clone's most likely move is one the target rates highest. A search
+player (expert iteration) also says how it shared its rollouts among its first moves (`shares`): with
+`search_share` w its target is (1 - w) on the move it played plus w times those shares, so the clone also learns
+which moves the search thought worth comparing, not only its choice. The value head learns the
 discounted outcome of the game from each decision, which PPO's critic would otherwise have to learn
 from scratch while its first updates wash the cloned policy out.
 """
@@ -37,7 +40,8 @@ class Decisions:
 
     observations: np.ndarray  # [N, obs_size] float16
     masks: np.ndarray  # [N, actions] bool
-    best: np.ndarray  # [N, actions] bool: the teacher's equally best moves (its own move alone if it gives none)
+    target: np.ndarray  # [N, actions] float16, rows summing to 1: uniform over the teacher's equally best moves
+    # (its own move alone if it gives none), or a search teacher's move and rollout shares
     returns: np.ndarray  # [N] float32: gamma ** (the seat's decisions left) * its final return
     game: np.ndarray  # [N] int: which game each decision comes from
 
@@ -55,18 +59,21 @@ class Decisions:
 
     def _rows(self, rows: slice) -> Decisions:
         return Decisions(
-            self.observations[rows], self.masks[rows], self.best[rows], self.returns[rows], self.game[rows]
+            self.observations[rows], self.masks[rows], self.target[rows], self.returns[rows], self.game[rows]
         )
 
 
-def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int) -> Decisions:
+def collect(
+    env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int, search_share: float = 0.0
+) -> Decisions:
     """Play `games` seeded games, the teacher in a rotating seat and `opponents` (in turn) in the others;
-    record every decision of every seat the teacher holds (all of them when it also is the opponent)."""
+    record every decision of every seat the teacher holds (all of them when it also is the opponent), with a
+    search teacher's rollout shares weighted `search_share` in its target."""
     table = env.make_raw()
     state_seats = table.game.num_players
     teach = make_agent(env, teacher, seed=seed)
     rivals = {name: make_agent(env, name, seed=seed + 1 + i) for i, name in enumerate(dict.fromkeys(opponents))}
-    chunks: list[tuple[np.ndarray, ...]] = []  # per game: (observations, masks, best)
+    chunks: list[tuple[np.ndarray, ...]] = []  # per game: (observations, masks, targets)
     returns, game_of = [], []
     for g in range(games):
         table.reset(seed=seed + g)
@@ -75,7 +82,7 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
         rival = rivals[opponents[g % len(opponents)]]
         taught = {s for s in range(state_seats) if s == seat_of_teacher or opponents[g % len(opponents)] == teacher}
         rows: dict[int, list[int]] = {s: [] for s in taught}
-        observations, masks, best = [], [], []
+        observations, masks, targets = [], [], []
         while not state.is_terminal():
             seat = state.current_player
             if seat in taught:
@@ -88,14 +95,12 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
                 game_of.append(g)
                 observations.append(observer.encode(state, seat).astype(np.float16))
                 masks.append(mask.astype(bool))
-                chosen = np.zeros(mask.size, dtype=bool)
-                chosen[tied if tied is not None else action] = True
-                best.append(chosen)
+                targets.append(_target(mask.size, tied, action, getattr(teach, "shares", None), search_share))
             else:
                 action = act_for(rival, table, state, seat)
             state.apply(action)
         if observations:
-            chunks.append((np.stack(observations), np.stack(masks), np.stack(best)))
+            chunks.append((np.stack(observations), np.stack(masks), np.stack(targets)))
         final = state.returns()
         returns.extend([0.0] * len(observations))
         for seat, index in rows.items():
@@ -104,6 +109,23 @@ def collect(env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma:
             for i, r in zip(index, returns_seat):
                 returns[i] = float(r)
     return Decisions(*_concatenate(chunks), np.asarray(returns, dtype=np.float32), np.asarray(game_of))
+
+
+def _target(
+    actions: int, tied: np.ndarray | None, action: int, shares: dict[int, float] | None, weight: float
+) -> np.ndarray:
+    """One decision's target: uniform over `tied` when the teacher gives its ties, else `action`, with weight
+    `weight` moved to a search teacher's rollout `shares` when it searched."""
+    target = np.zeros(actions, dtype=np.float32)
+    if tied is not None:
+        target[tied] = 1.0 / len(tied)
+        return target.astype(np.float16)
+    target[action] = 1.0
+    if shares and weight:
+        target *= 1.0 - weight
+        for first, share in shares.items():
+            target[first] += weight * share
+    return target.astype(np.float16)
 
 
 def _concatenate(chunks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
@@ -130,7 +152,7 @@ class FitResult:
     epochs: int
     decisions: int
     train_loss: float
-    in_tie_accuracy: float  # held out: the clone's most likely move is among the teacher's best
+    in_tie_accuracy: float  # held out: the clone's most likely move is one the teacher's target rates highest
     value_mse: float  # held out, the critic of its best epoch
     value_mse_of_zero: float  # held out, a critic that always says 0 (the outcome's own spread)
     value_epoch: int  # the epoch whose critic was kept
@@ -151,7 +173,7 @@ def fit(
     seed: int = 0,
     log=None,
 ) -> FitResult:
-    """Cross-entropy of the masked policy against the teacher's best moves, plus the value head's squared
+    """Cross-entropy of the masked policy against the teacher's targets, plus the value head's squared
     error on the returns; Adam. The games held out (`holdout`) measure accuracy and value error after
     every epoch, and the critic of the epoch with the least error is kept: outcomes are mostly luck,
     and a critic memorises the games it saw long before the policy stops improving."""
@@ -166,8 +188,8 @@ def fit(
         loss_sum, batches = 0.0, 0
         for start in range(0, len(order), batch_size):
             index = np.sort(order[start : start + batch_size])
-            obs, masks, best, returns = _tensors(train, index)
-            target = best / best.sum(dim=1, keepdim=True)
+            obs, masks, target, returns = _tensors(train, index)
+            target = target / target.sum(dim=1, keepdim=True)  # float16 rounding
             cross_entropy = -(target * masked_log_probs(policy, obs, masks)).sum(dim=1).mean()
             value_error = torch.nn.functional.mse_loss(policy.predict_values(obs).squeeze(1), returns)
             loss = cross_entropy + value_coef * value_error
@@ -199,9 +221,9 @@ def evaluate_clone(policy, data: Decisions, batch_size: int = 2048) -> tuple[flo
     with torch.no_grad():
         for start in range(0, len(data), batch_size):
             index = np.arange(start, min(len(data), start + batch_size))
-            obs, masks, best, returns = _tensors(data, index)
+            obs, masks, target, returns = _tensors(data, index)
             choice = masked_log_probs(policy, obs, masks).argmax(dim=1)
-            hits += int(best[torch.arange(len(index)), choice].sum())
+            hits += int((target[torch.arange(len(index)), choice] == target.max(dim=1).values).sum())
             squared += float(((policy.predict_values(obs).squeeze(1) - returns) ** 2).sum())
     return hits / max(1, len(data)), squared / max(1, len(data))
 
@@ -210,7 +232,7 @@ def _tensors(data: Decisions, index: np.ndarray):
     return (
         torch.from_numpy(data.observations[index].astype(np.float32)),
         torch.from_numpy(data.masks[index]),
-        torch.from_numpy(data.best[index].astype(np.float32)),
+        torch.from_numpy(data.target[index].astype(np.float32)),
         torch.from_numpy(data.returns[index]),
     )
 
@@ -229,6 +251,7 @@ def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = T
         ws.games,
         config.ppo.gamma,
         seed=config.seed + WARM_SEED_OFFSET,
+        search_share=ws.search_share,
     )
     collected = time.process_time() - began
     if log:

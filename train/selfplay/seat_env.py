@@ -25,7 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop.agents.base import observation_for
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
@@ -172,11 +172,8 @@ class SeatEnv(gym.Env):
         learner = self.agents[self.game.seat]
         while not self._over() and not self.game.learner_to_move():
             seat = self.aec.game_state.current_player
-            agent = self.agents[seat]
             _, opponent = self.game.opponents[seat]
-            state = self.aec.game_state
-            observation, mask = observation_for(opponent, self.aec, state, seat), state.legal_action_mask()
-            self.aec.step(opponent.act(observation, mask, self.aec.view(agent)))
+            self.aec.step(act_for(opponent, self.aec, self.aec.game_state, seat))
             reward += self.aec.rewards[learner]
         return reward, self._over()
 
