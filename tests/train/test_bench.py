@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from tabletop.envs import EnvSpec
 from tabletop.train.cli import main
-from tabletop.train.evaluation.bench import compare, engine_play, random_play
+from tabletop.train.evaluation.bench import compare, engine_play, legal_actions, random_play
 
 
 def test_a_run_reports_the_engine_the_aec_loop_and_a_ratio_per_baseline():
@@ -27,6 +28,12 @@ def test_the_engine_and_aec_loops_play_the_same_seeded_games_every_time():
     assert engine_play(spec, 3, seed=5).steps == engine_play(spec, 3, seed=5).steps
     assert random_play(spec.make(), 3, seed=5).steps == random_play(spec.make(), 3, seed=5).steps
     assert engine_play(spec, 3, seed=5).steps != engine_play(spec, 3, seed=6).steps
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int64, np.float32])
+def test_the_driver_reads_every_mask_dtype_as_flatnonzero_does(dtype):
+    mask = (np.random.default_rng(1).random(5_098) < 0.1).astype(dtype)
+    np.testing.assert_array_equal(legal_actions(mask), np.flatnonzero(mask))
 
 
 def test_unknown_baselines_are_one_line_errors(capsys):
