@@ -39,6 +39,7 @@ class ActionLayout:
     num_actions: int = field(init=False)
     _by_name: dict[str, ActionBlock] = field(init=False, repr=False, compare=False)
     _starts: list[int] = field(init=False, repr=False, compare=False)
+    _decoded: list[tuple] = field(init=False, repr=False, compare=False)  # every action's decode, once asked
 
     def __post_init__(self) -> None:
         by_name, start = {}, 0
@@ -52,6 +53,7 @@ class ActionLayout:
         object.__setattr__(self, "num_actions", start)
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_starts", [b.start for b in self.blocks])
+        object.__setattr__(self, "_decoded", [])
 
     @classmethod
     def of(cls, *blocks: tuple) -> ActionLayout:
@@ -84,9 +86,15 @@ class ActionLayout:
         return block.start + offset
 
     def decode(self, action: int) -> tuple:
-        """`(name, *index)`: the block holding `action` and the action's index within it."""
+        """`(name, *index)`: the block holding `action` and the action's index within it. Every step of every
+        game decodes its action, so the answers are worked out once, at the first call, and looked up."""
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside [0, {self.num_actions})")
+        if not self._decoded:
+            self._decoded.extend(map(self._work_out, range(self.num_actions)))
+        return self._decoded[action]
+
+    def _work_out(self, action: int) -> tuple:
         block = self.blocks[bisect.bisect_right(self._starts, action) - 1]
         offset, index = action - block.start, []
         for n in reversed(block.shape):
