@@ -265,6 +265,7 @@ def warm_start(policy, config, run_dir: Path, eval_seed: int, progress: bool = T
             log("the clone, before PPO:\n" + format_table(rows, config.learner_seats))
     report = {
         "teacher": ws.teacher,
+        "search_share": ws.search_share,  # read only for a search teacher
         "games": ws.games,
         "decisions": len(data),
         "collect_cpu_seconds": collected,
