@@ -58,6 +58,24 @@ def test_shipped_suites_cover_every_game_with_fixed_panels_and_evaluation_seeds(
     assert len(smoke.tasks) == 1
 
 
+def test_the_reference_suite_is_the_suite_at_a_smaller_budget():
+    """configs/benchmark/reference.yaml (docs/benchmark.md, "The reference run") may differ from the suite only in
+    each task's budget, schedule and number of evaluation games."""
+    import yaml
+
+    suite, reference = (
+        yaml.safe_load((ROOT / "configs/benchmark" / f).read_text()) for f in ("suite.yaml", "reference.yaml")
+    )
+    load_suite(ROOT / "configs/benchmark/reference.yaml")
+    assert reference["algorithms"] == suite["algorithms"] and reference["tasks"].keys() == suite["tasks"].keys()
+    for name, task in reference["tasks"].items():
+        smaller = ("budget", "eval_every", "eval_games")
+        assert {k: v for k, v in task.items() if k not in smaller} == {
+            k: v for k, v in suite["tasks"][name].items() if k not in smaller
+        }
+        assert task["budget"] < suite["tasks"][name]["budget"]
+
+
 def test_a_task_is_read_with_its_schedule():
     suite = parse_suite(GOOD)
     task = suite.tasks["c2"]
