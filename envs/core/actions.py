@@ -39,7 +39,7 @@ class ActionLayout:
     num_actions: int = field(init=False)
     _by_name: dict[str, ActionBlock] = field(init=False, repr=False, compare=False)
     _starts: list[int] = field(init=False, repr=False, compare=False)
-    _decoded: list[tuple] = field(init=False, repr=False, compare=False)  # every action's decode, once asked
+    _decoded: tuple[tuple, ...] | None = field(init=False, repr=False, compare=False)  # every action's, once asked
 
     def __post_init__(self) -> None:
         by_name, start = {}, 0
@@ -53,7 +53,7 @@ class ActionLayout:
         object.__setattr__(self, "num_actions", start)
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_starts", [b.start for b in self.blocks])
-        object.__setattr__(self, "_decoded", [])
+        object.__setattr__(self, "_decoded", None)
 
     @classmethod
     def of(cls, *blocks: tuple) -> ActionLayout:
@@ -90,9 +90,11 @@ class ActionLayout:
         game decodes its action, so the answers are worked out once, at the first call, and looked up."""
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside [0, {self.num_actions})")
-        if not self._decoded:
-            self._decoded.extend(map(self._work_out, range(self.num_actions)))
-        return self._decoded[action]
+        decoded = self._decoded
+        if decoded is None:  # built whole, then set in one assignment: a thread never sees it half built
+            decoded = tuple(map(self._work_out, range(self.num_actions)))
+            object.__setattr__(self, "_decoded", decoded)
+        return decoded[action]
 
     def _work_out(self, action: int) -> tuple:
         block = self.blocks[bisect.bisect_right(self._starts, action) - 1]

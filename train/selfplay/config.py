@@ -32,6 +32,7 @@ from tabletop.agents import agent_names, make_agent
 from tabletop.agents.networks import KINDS
 from tabletop.agents.networks.actor_critic import CRITIC_INPUTS, DEFAULTS, network_spec
 from tabletop.agents.networks.common import ACTIVATIONS
+from tabletop.agents.search import PREFIX as SEARCH
 from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
 
@@ -73,8 +74,8 @@ def agent_problem(env: EnvSpec, name: str, also: tuple[str, ...] = ()) -> str | 
     player, `search` or `search:KEY=VALUE,...`, built once here to check its keys); else what is wrong."""
     if name in also or name in agent_names(env.env_id):
         return None
-    if name.partition(":")[0] != "search":
-        return f"unknown agent; allowed: {', '.join([*also, *agent_names(env.env_id)])}, search[:KEY=VALUE,...]"
+    if name.partition(":")[0] != SEARCH:
+        return f"unknown agent; allowed: {', '.join([*also, *agent_names(env.env_id)])}, {SEARCH}[:KEY=VALUE,...]"
     try:
         make_agent(env, name)
     except ValueError as error:
