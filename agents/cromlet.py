@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from tabletop.envs.cromlet import board as B
+from tabletop.envs.cromlet import kernels
 from tabletop.envs.cromlet.actions import PLAY_CLAIM, TRADE_ONE, WILD_CLAIM, WILD_PLAY
 
 GREEDY, PATIENT, BLOCKER = range(3)
@@ -77,9 +78,48 @@ def score_actions(style, legal, cover, closed, claim_bar, claims_left):
     return scores
 
 
+@numba.njit(cache=True)
+def claim_bar(start_bar, endgame_deck, deck_fraction):
+    """The least share of its cromlet's best open value a claim must offer: `start_bar` while the deck is
+    full, falling with the deck after 70% of it is left, 0 below `endgame_deck` (greedy: both 0, any offer)."""
+    if deck_fraction < endgame_deck:
+        return 0.0
+    return start_bar * min(1.0, deck_fraction / 0.7)
+
+
+@numba.njit(cache=True)
+def play_out(
+    style, start_bar, endgame_deck, depth, rngs, p, hand_size, claim_limit, team_of, cover, wild, closed,
+    claimed_by, claim_circle, open_, open_count, is_lowest, hands, hand_sizes, deck, piles, pile_sizes,
+    discard_counts, team_scores, team_claims, counters, events, mask,
+):  # fmt: skip
+    """Play heuristic `style` in every seat from seat `p`'s turn until the game ends or `depth` moves are
+    played (0: no limit), each seat drawing its ties from its own generator `rngs[seat]`: the moves of one
+    `act` per seat per turn, in one call (a search's rollout). The arguments after `p` are `kernels.play`'s
+    (the state's `engine_arrays()` and its current mask, written in place). Returns the seat to move and
+    whether the game is over."""
+    terminal, steps = False, 0
+    while not terminal and (depth == 0 or steps < depth):
+        legal = np.flatnonzero(mask)
+        bar = claim_bar(start_bar, endgame_deck, (len(deck) - counters[kernels.DECK_TOP]) / B.NUM_CARDS)
+        scores = score_actions(style, legal, cover, closed, bar, claim_limit - team_claims[team_of[p]])
+        best = legal[scores == scores.max()]
+        action = best[rngs[p].integers(0, best.size)]
+        mask[:] = 0
+        terminal = kernels.play(
+            action, p, hand_size, claim_limit, team_of, cover, wild, closed, claimed_by, claim_circle, open_,
+            open_count, is_lowest, hands, hand_sizes, deck, piles, pile_sizes, discard_counts, team_scores,
+            team_claims, counters, events, mask,
+        )  # fmt: skip
+        p = (p + 1) % team_of.shape[0]
+        steps += 1
+    return p, terminal
+
+
 class _Heuristic:
     name = "heuristic"
     style = GREEDY
+    start_bar = endgame_deck = 0.0  # `claim_bar`'s arguments: greedy claims any offer
     needs_observation = False
 
     def __init__(self, seed: int | None = None):
@@ -103,12 +143,20 @@ class _Heuristic:
         """The legal actions and their scores (higher is better)."""
         claims_left = view["claim_limit"] - int(view["team_claims"][view["team_of"][view["player"]]])
         legal = np.flatnonzero(action_mask)
-        bar = self.claim_bar(view["deck_size"] / B.NUM_CARDS)
+        bar = claim_bar(self.start_bar, self.endgame_deck, view["deck_size"] / B.NUM_CARDS)
         return legal, score_actions(self.style, legal, view["cover"], view["closed"], bar, claims_left)
 
-    def claim_bar(self, deck_fraction: float) -> float:
-        """The least share of its cromlet's best open value a claim must offer (greedy: any)."""
-        return 0.0
+    @classmethod
+    def play_out(cls, world: Any, seed: int, depth: int = 0) -> None:
+        """Play this heuristic in every seat of `world` (a Cromlet state) until the game ends or `depth` moves
+        are played (0: no limit): the moves of `cls(seed=seed + seat)` acting in each seat, in one compiled
+        call (a search player's rollout, agents/search/player.py)."""
+        if world.is_terminal():
+            return
+        g, mask = world.game, world.legal_action_mask().copy()
+        rngs = tuple(np.random.default_rng(seed + p) for p in range(g.num_players))
+        args = (cls.style, cls.start_bar, cls.endgame_deck, depth, rngs, world.current_player, g.hand_size)
+        world.resume(*play_out(*args, g.claim_limit, *world.engine_arrays(), mask), mask)
 
 
 class Greedy(_Heuristic):
@@ -123,11 +171,6 @@ class Patient(_Heuristic):
     style = PATIENT
     start_bar = 0.9
     endgame_deck = 0.08  # below this deck fraction, take whatever is on offer
-
-    def claim_bar(self, deck_fraction: float) -> float:
-        if deck_fraction < self.endgame_deck:
-            return 0.0
-        return self.start_bar * min(1.0, deck_fraction / 0.7)
 
 
 class Blocker(Patient):

@@ -35,6 +35,27 @@ def searchable(game: str) -> bool:
     return game in DEFAULT_ROLLOUT
 
 
+def play_out(policy: type, world: Any, seed: int, depth: int) -> None:
+    """Play heuristic class `policy` in every seat of `world`, seat p as `policy(seed=seed + p)`, until the game
+    ends or `depth` moves are played (0: no limit): through the heuristic's compiled `play_out` where it has
+    one (the same moves in one call), else `act_out`."""
+    compiled = getattr(policy, "play_out", None)
+    if compiled is not None:
+        compiled(world, seed, depth)
+    else:
+        act_out(policy, world, seed, depth)
+
+
+def act_out(policy: type, world: Any, seed: int, depth: int) -> None:
+    """`play_out` one `act` a move, through each seat's view."""
+    players = [policy(seed=seed + p) for p in range(world.game.num_players)]
+    steps = 0
+    while not world.is_terminal() and (not depth or steps < depth):
+        p = world.current_player
+        world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
+        steps += 1
+
+
 class SearchAgent:
     """Reads its seat's view and `sample`, one full state drawn from what the seat knows (agents.base.act_for
     passes `state.resample(seat, ...)`, never the state); it draws every world from `sample` again."""
@@ -126,12 +147,7 @@ class SearchAgent:
         same play for every candidate in a world)."""
         for action in turn:
             world.apply(action)
-        players = [self.policy(seed=seed + p) for p in range(world.game.num_players)]
-        steps = 0
-        while not world.is_terminal() and (not self.options.depth or steps < self.options.depth):
-            p = world.current_player
-            world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
-            steps += 1
+        play_out(self.policy, world, seed, self.options.depth)
         scores = np.asarray(world.scores(), dtype=float)
         others = np.delete(scores, seat)
         margin = float(scores[seat] - (others.max() if others.size else 0.0))

@@ -227,12 +227,15 @@ class CromletState(BaseState):
         g = self.game
         p = self._current
         self._mask = mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._terminal = kernels.play(
-            action,
-            p,
-            g.hand_size,
-            g.claim_limit,
-            g.team_of,
+        self._terminal = kernels.play(action, p, g.hand_size, g.claim_limit, *self.engine_arrays(), mask)
+        self._current = (p + 1) % g.num_players
+
+    def engine_arrays(self) -> tuple[np.ndarray, ...]:
+        """The position's own arrays that `kernels.play` reads and writes, in its order (after the action, the
+        seat, the hand size and the claim limit; before the mask). A compiled loop that plays many moves in
+        one call (a heuristic's whole rollout, agents/cromlet.py) passes them and then calls `resume`."""
+        return (
+            self.game.team_of,
             self.cover,
             self.wild,
             self.closed,
@@ -251,9 +254,12 @@ class CromletState(BaseState):
             self.team_claims,
             self.counters,
             self.events,
-            mask,
         )
-        self._current = (p + 1) % g.num_players
+
+    def resume(self, current: int, terminal: bool, mask: np.ndarray) -> None:
+        """Take up the position after a compiled loop played moves on `engine_arrays` with `kernels.play`: the
+        seat to move, whether the game is over, and the mask that the last `play` wrote."""
+        self._current, self._terminal, self._mask = current, terminal, mask
 
     def _describe(self, action: int) -> str:
         kind, arg = decode_action(action)

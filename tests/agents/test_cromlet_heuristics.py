@@ -1,5 +1,6 @@
 """Cromlet's heuristics score every legal action over arrays; the one-action-at-a-time scoring they replaced
-(tests/oracles/cromlet_heuristics.py) must give the same scores, hence the same moves from the same seeds.
+(tests/oracles/cromlet_heuristics.py) must give the same scores, hence the same moves from the same seeds. Their
+compiled `play_out` (a search player's rollout) must play the same moves as one `act` a move through the views.
 
 Positions come from random play over configurations where claim limits, closings, wilds and an empty deck come
 up often. CI compares a few thousand; for the recorded run set CROMLET_DIFF_POSITIONS, e.g.
@@ -16,6 +17,7 @@ from oracles import cromlet_heuristics as oracle
 from support.cromlet import random_states
 
 from tabletop.agents import cromlet as arrays
+from tabletop.agents.search.player import act_out
 
 POSITIONS = int(os.environ.get("CROMLET_DIFF_POSITIONS", "3000"))
 CONFIGS = (  # claim limits reached early, small hands, teams, many players: blocking and closing come up often
@@ -43,3 +45,26 @@ def test_array_scores_equal_the_one_action_scores(name):
         assert new.act(None, mask, view) == old.act(None, mask, view)
         compared += 1
     assert compared == share * len(CONFIGS)
+
+
+PLAY_OUTS = 60  # per configuration and heuristic: each a whole rollout, hundreds of moves
+
+
+@pytest.mark.parametrize("name", sorted(arrays.HEURISTICS))
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_compiled_play_out_plays_the_moves_of_act(name, config):
+    policy = arrays.HEURISTICS[name]
+    for i, state in enumerate(random_states(config, PLAY_OUTS, seed=29)):
+        depth = (0, 1, 7)[i % 3]  # to the end, and cut short
+        compiled, acted = state.clone(), state.clone()
+        policy.play_out(compiled, seed=i, depth=depth)
+        act_out(policy, acted, seed=i, depth=depth)
+        assert compiled.to_json() == acted.to_json()
+        assert compiled.current_player == acted.current_player
+        assert compiled.is_terminal() == acted.is_terminal()
+        np.testing.assert_array_equal(compiled.legal_action_mask(), acted.legal_action_mask())
+        if not compiled.is_terminal():  # the state plays on from where the loop left it
+            action = int(np.flatnonzero(compiled.legal_action_mask())[0])
+            compiled.apply(action)
+            acted.apply(action)
+            assert compiled.to_json() == acted.to_json()
