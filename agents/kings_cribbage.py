@@ -8,6 +8,7 @@ it plays the exchange action for the tiles it would give back.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ class _Planner:
 
     name = "planner"
     needs_observation = False
+    reads_view = True  # whether `value` reads the view (`play_out` builds one a turn only then)
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -117,6 +119,43 @@ class _Planner:
             choice |= ((1 << give.count(kind)) - 1) << first
         return exchange_base + choice if mask[exchange_base + choice] else exchange_base
 
+    @classmethod
+    def play_out(cls, world: Any, seed: int, depth: int = 0) -> None:
+        """Play this heuristic in every seat of `world` (a Kings Cribbage state) until the game ends or `depth`
+        actions are played (0: no limit): the actions of `cls(seed=seed + seat)` acting in each seat (a search
+        player's rollout, agents/search/player.py), at a fraction of the cost. A turn that has a move picks it
+        from the state's own list (in tiles mode `moves`, which the state lists in the players' order from the
+        next turn on, the list `act` generates from the view; in moves mode the offered ones), with the scores
+        and the draw of `act`, and lays it in one call (`lay`) where the rest of `depth` holds the whole turn; a
+        view is built only for a `value` that reads it. The rest is one `act` an action through the view:
+        exchanges, the turn under way when the rollout starts, the part of a turn that `depth` cuts."""
+        players = [cls(seed=seed + p) for p in range(world.game.num_players)]
+        moves_mode, players_order = world.game.moves_mode, world.players_order
+        world.players_order = not moves_mode  # the offer's order is its own
+        listed = moves_mode  # whether this turn's list is the one `act` reads
+        left = depth or math.inf  # actions still to play
+        while not world.is_terminal() and left > 0:
+            p, moves = world.current, world.moves
+            if world.pending or world.marked or not listed or not len(moves):
+                world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
+                listed = listed or world.moves is not moves  # a new turn lists new moves
+                left -= 1
+                continue
+            moves = world.offered if moves_mode else moves
+            view = world.view(p) if cls.reads_view else None
+            move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
+            if moves_mode:
+                world.apply(move)
+                left -= 1
+            elif left > moves.lengths[move]:  # room for the place actions and the commit
+                left -= moves.lengths[move] + 1
+                world.lay(move)
+            else:
+                for action in moves.actions[move, :left]:
+                    world.apply(int(action))
+                left = 0
+        world.players_order = players_order
+
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:
         wanted = sorted(k for k in view["rack"] if not self.keep(k))
         for kind in view["marked"]:
@@ -132,6 +171,7 @@ class GreedyAgent(_Planner):
     """The highest-scoring move every turn; with no move, exchange the whole rack."""
 
     name = "greedy"
+    reads_view = False
 
     def value(self, points, actions, lengths, view):
         return points.astype(np.float64)

@@ -176,6 +176,9 @@ class KingsCribbageState(BaseState):
         self.moves: MoveSet | None = None
         self.alive = movegen.EMPTY_MOVES  # tiles mode: the moves that extend `pending`
         self.offered = movegen.EMPTY_MOVES  # moves mode: the moves this turn offers, in slot order
+        # whether later turns list `moves` in the players' order (what a heuristic generates from the view, so
+        # a search rollout that picks from `moves` breaks ties as `act` does); the rules need only the set
+        self.players_order = False
         self._mask: np.ndarray | None = None
 
     # --- protocol ---------------------------------------------------------------------------------
@@ -231,13 +234,26 @@ class KingsCribbageState(BaseState):
             self._finish()
 
     def moves_for(self, seat: int) -> MoveSet:
-        return generate_moves(self.values, self.colours, self.racks[seat], ordered=False)
+        """`seat`'s legal moves, in the cheapest order, or in the players' order where `players_order` is set."""
+        return generate_moves(self.values, self.colours, self.racks[seat], ordered=self.players_order)
 
     def _nobody_can_move(self) -> bool:
         return all(not len(self.moves_for(s)) for s in range(self.game.num_players) if s != self.current)
 
     def _commit(self) -> None:
         self._lay(self.pending, self.pending_points())
+
+    def lay(self, move: int) -> None:
+        """Play the mover's legal move `moves[move]` whole, at the start of the turn: what its place actions and
+        the commit do one at a time (in moves mode, its offered slot), without narrowing the moves or making a
+        mask between them. A heuristic's search rollout lays its choice this way (agents/kings_cribbage.py)."""
+        if self.terminal or self.pending or self.marked or not 0 <= move < len(self.moves):
+            raise ValueError(
+                f"lay({move}) plays one of this turn's {len(self.moves)} moves before any action of the turn "
+                f"(terminal={self.terminal}, pending={self.pending}, marked={self.marked})"
+            )
+        self._mask = None
+        self._lay(self.moves.actions[move, : self.moves.lengths[move]].tolist(), int(self.moves.points[move]))
 
     def _lay(self, actions: list[int], points: int) -> None:
         """Put a legal move's tiles on the board (place actions), score it, refill; the game may end."""
