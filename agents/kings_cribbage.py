@@ -3,7 +3,8 @@
 With `action_mode="tiles"` a heuristic plans a whole move at the first sub-step of its turn (from the same move
 generator the environment uses, fed with the view) and then plays that plan one placement at a time. With
 `action_mode="moves"` it values the offered moves the view lists and plays the best one's slot; with no move
-it plays the exchange action for the tiles it would give back.
+it plays the exchange action for the tiles it would give back. A search rollout (`play_out`) plays the same
+actions a whole move at a time.
 """
 
 from __future__ import annotations
@@ -124,24 +125,25 @@ class _Planner:
         """Play this heuristic in every seat of `world` (a Kings Cribbage state) until the game ends or `depth`
         actions are played (0: no limit): the actions of `cls(seed=seed + seat)` acting in each seat (a search
         player's rollout, agents/search/player.py), at a fraction of the cost. A turn that has a move picks it
-        from the state's own list (in tiles mode `moves`, which the state lists in the players' order from the
-        next turn on, the list `act` generates from the view; in moves mode the offered ones), with the scores
-        and the draw of `act`, and lays it in one call (`lay`) where the rest of `depth` holds the whole turn; a
-        view is built only for a `value` that reads it. The rest is one `act` an action through the view:
-        exchanges, the turn under way when the rollout starts, the part of a turn that `depth` cuts."""
+        from the state's own list (in tiles mode `moves`, which the state lists for the rollout in the players'
+        order, the list `act` generates from the view; in moves mode the offered ones), with the scores and the
+        draw of `act`, and lays it in one call (`lay`) where the rest of `depth` holds the whole turn; a view is
+        built only for a `value` that reads it. The rest is one `act` an action through the view: exchanges, the
+        turn under way when the rollout starts, the part of a turn that `depth` cuts."""
         players = [cls(seed=seed + p) for p in range(world.game.num_players)]
         moves_mode, players_order = world.game.moves_mode, world.players_order
-        world.players_order = not moves_mode  # the offer's order is its own
-        listed = moves_mode  # whether this turn's list is the one `act` reads
+        if not moves_mode:  # (the offer has its own order)
+            world.players_order = True
+            if not (world.is_terminal() or world.pending or world.marked or players_order):
+                world.begin_turn()  # this turn's moves listed again, so
         left = depth or math.inf  # actions still to play
         while not world.is_terminal() and left > 0:
-            p, moves = world.current, world.moves
-            if world.pending or world.marked or not listed or not len(moves):
+            p = world.current
+            if world.pending or world.marked or not len(world.moves):
                 world.apply(players[p].act(None, world.legal_action_mask(), world.view(p)))
-                listed = listed or world.moves is not moves  # a new turn lists new moves
                 left -= 1
                 continue
-            moves = world.offered if moves_mode else moves
+            moves = world.offered if moves_mode else world.moves
             view = world.view(p) if cls.reads_view else None
             move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
             if moves_mode:

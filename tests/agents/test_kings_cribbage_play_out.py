@@ -70,3 +70,17 @@ def test_play_out_plays_the_actions_of_act(name, config, monkeypatch):
             acted.apply(action)
             assert fast.to_json() == acted.to_json()
     assert config.get("action_mode") == "moves" or laid  # tiles mode: whole moves were laid, not only acted
+
+
+def test_lay_plays_a_whole_move_only_at_the_start_of_a_turn():
+    state = EnvSpec("kings_cribbage_v0", {"board_size": 9}).new_game().new_initial_state(np.random.default_rng(3))
+    acted = state.clone()
+    for action in acted.moves.actions[0, : acted.moves.lengths[0]]:
+        acted.apply(int(action))
+    with pytest.raises(ValueError, match=r"lay\(0\) plays one of this turn's .* before any action of the turn"):
+        acted.lay(0)  # a placement made: the turn is under way
+    with pytest.raises(ValueError, match=rf"lay\({len(state.moves)}\) plays one of this turn's {len(state.moves)}"):
+        state.lay(len(state.moves))
+    acted.apply(acted.game.commit_action)
+    state.lay(0)
+    assert state.to_json() == acted.to_json()
