@@ -245,8 +245,8 @@ class KingsCribbageState(BaseState):
 
     def lay(self, move: int) -> None:
         """Play the mover's legal move `moves[move]` whole, at the start of the turn: what its place actions and
-        the commit do one at a time (in moves mode, its offered slot), without narrowing the moves or making a
-        mask between them. A heuristic's search rollout lays its choice this way (agents/kings_cribbage.py)."""
+        the commit do one at a time, without narrowing the moves or making a mask between them. A heuristic's
+        search rollout lays its choice this way in tiles mode (agents/kings_cribbage.py)."""
         if self.terminal or self.pending or self.marked or not 0 <= move < len(self.moves):
             raise ValueError(
                 f"lay({move}) plays one of this turn's {len(self.moves)} moves before any action of the turn "
