@@ -3,12 +3,17 @@ placements with their contact counts, all things the player knows) and the actio
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+import numba
 import numpy as np
 
+from tabletop.envs.chromino import kernels
 from tabletop.envs.chromino import tiles as T
+from tabletop.envs.chromino.actions import PLACE
 from tabletop.envs.chromino.actions import layout as action_layout
+from tabletop.envs.chromino.kernels import PAD
 from tabletop.envs.chromino.table import Placement, Table
 
 
@@ -26,16 +31,19 @@ class _PlacementHeuristic:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         layout = action_layout(view["grid_size"])
         moves = view["legal_moves"]
-        if moves is None or len(moves) == 0:  # draw or pass: exactly one of them is open
-            draw = layout.start("draw")
-            return draw if action_mask[draw] else layout.start("pass")
-        if view["phase"] == "place":
+        if moves is None or len(moves) == 0:
+            return draw_or_pass(layout, action_mask)
+        place = view["phase"] == "place"
+        if place:
             moves = moves[(moves[:, 0] == view["chosen_tile"]) & (moves[:, 1] == view["chosen_orientation"])]
-        scores = self._score(moves, view)
+        return self._lay_best(layout, moves, place, self._score(moves, view))
+
+    def _lay_best(self, layout, moves: np.ndarray, place: bool, scores: np.ndarray) -> int:
+        """The action of the best-scored move (ties drawn at random), remembered as the plan."""
         best = np.flatnonzero(scores == scores.max())
         tile, orientation, row, col, _ = moves[best[self.rng.integers(best.size)]]
         self._plan = (int(tile), int(orientation), int(row), int(col))
-        if view["phase"] == "place":
+        if place:
             return layout.encode("place", int(row), int(col))
         return layout.encode("choose", int(tile), int(orientation))
 
@@ -56,6 +64,12 @@ class _PlacementHeuristic:
 
     def _score(self, moves: np.ndarray, view: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
+
+
+def draw_or_pass(layout, action_mask: np.ndarray) -> int:
+    """With nothing to lay, exactly one of draw and pass is open."""
+    draw = layout.start("draw")
+    return draw if action_mask[draw] else layout.start("pass")
 
 
 # Distinct colours of a tile; a chameleon's wild centre is no colour (its expert value is 3 all the same).
@@ -159,6 +173,7 @@ class KeepOptions(_PlacementHeuristic):
     name = "keep_options"
 
     GO_OUT, BLOCK, LONE_CHAMELEON, CLASS, PLACEABLE, OPTIONS, SHED = 1e9, 1e7, 1e5, 1e4, 100.0, 10.0, 5.0
+    SPOIL, WINDOW = 0.0, 0.0  # block_rivals' spoiling of the table for the unseen tiles (0: none)
 
     def __init__(self, seed: int | None = None):
         super().__init__(seed)
@@ -166,16 +181,53 @@ class KeepOptions(_PlacementHeuristic):
 
     def act(self, observation, action_mask, view):
         """Lay the chosen tile where the choose step planned it (the lookahead is not repeated)."""
+        layout, place = action_layout(view["grid_size"]), view["phase"] == "place"
+        planned = self._planned(layout, place, view["chosen_tile"], view["chosen_orientation"], action_mask)
+        return super().act(observation, action_mask, view) if planned is None else planned
+
+    def _planned(self, layout, place: bool, tile, orientation, action_mask: np.ndarray) -> int | None:
+        """At the place step, the place the choose step planned for the chosen tile, if it is legal."""
         plan = self._plan
-        if (
-            view["phase"] == "place"
-            and plan is not None
-            and plan[:2] == (view["chosen_tile"], view["chosen_orientation"])
-        ):
-            action = action_layout(view["grid_size"]).encode("place", plan[2], plan[3])
+        if place and plan is not None and plan[:2] == (tile, orientation):
+            action = layout.encode("place", plan[2], plan[3])
             if action_mask[action]:
                 return action
-        return super().act(observation, action_mask, view)
+        return None
+
+    @classmethod
+    def play_out(cls, world: Any, seed: int, depth: int = 0) -> None:
+        """Play this heuristic in every seat of `world` (a Chromino state) until the game ends or `depth` actions
+        are played (0: no limit): the moves of `cls(seed=seed + seat)` acting in each seat through its view (a
+        search player's rollout, agents/search/player.py), read from the state instead, the look-ahead on the
+        state's own table (the one the tracker rebuilds from the view) in one compiled call a decision."""
+        players = [cls(seed=seed + p) for p in range(world.game.num_players)]
+        steps = 0
+        while not world.is_terminal() and (not depth or steps < depth):
+            world.apply(players[world.current_player]._move(world))
+            steps += 1
+
+    def _move(self, world: Any) -> int:
+        """`act` for the seat to move in `world`, read from the state."""
+        layout, mask, place = world.game.actions, world.legal_action_mask(), world.phase == PLACE
+        planned = self._planned(layout, place, world.chosen, world.orientation, mask)
+        if planned is not None:
+            return planned
+        moves = world.legal_moves()  # at the place step, those of the chosen tile and way round only
+        if not len(moves):
+            return draw_or_pass(layout, mask)
+        seat, table = world.current, world.table
+        rivals = [  # as `_score` has them
+            h[0]
+            for s, h in enumerate(world.hands)
+            if len(h) == 1 and s != seat and not world.finished[s] and not T.IS_CHAMELEON[h[0]]
+        ]
+        scores = look_ahead(
+            table.colour, table.tile_at, table.contacts, table.accept, table.ends, table.size, table.bbox, moves,
+            np.array(world.hands[seat], dtype=np.int64), np.array(rivals, dtype=np.int64), world.game.junior,
+            (self.GO_OUT, self.BLOCK, self.LONE_CHAMELEON, self.CLASS, self.PLACEABLE, self.OPTIONS, self.SHED),
+            self.SPOIL, self.WINDOW, log1p_table(table.size), EASE, T.IS_CHAMELEON, T.PALINDROME, T.ORIENTED_COLOURS,
+        )  # fmt: skip
+        return self._lay_best(layout, moves, place, scores)
 
     def _score(self, moves, view):
         table = self.tracker.update(view)
@@ -204,6 +256,139 @@ class KeepOptions(_PlacementHeuristic):
                 score -= self.BLOCK * (len(after.search([rival], junior)) > 0)
             scores[i] = score
         return scores
+
+
+@cache
+def log1p_table(size: int) -> np.ndarray:
+    """np.log1p of every count of placements a tile can have on a `size` grid (at most 4 a cell), so that the
+    compiled look-ahead adds exactly the numbers numpy's log1p gives."""
+    return np.log1p(np.arange(4 * size * size + 1, dtype=np.int64))
+
+
+@numba.njit(cache=True)
+def numpy_sum(a):
+    """a.sum() as numpy adds a float64 array of at most 128 numbers (8 running sums from 8 on), bit for bit."""
+    n = a.size
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[i]
+        return total
+    r = a[:8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += a[i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += a[i]
+        i += 1
+    return total
+
+
+@numba.njit(cache=True)
+def _lay_on(scratch, arrays, size, box, tile, orientation, row, col, oriented_colours):
+    """Copy the table `arrays` (colour, tile id, contacts, acceptance, open ends) into `scratch` and lay the
+    placement there (`Table.place`); returns the padded bounding box after it."""
+    colour, tile_at, contacts, accept, ends = scratch
+    colour[:], tile_at[:], contacts[:], accept[:], ends[:] = arrays
+    dr, dc = (0, 1) if orientation < 2 else (1, 0)
+    r, c = row + PAD, col + PAD
+    kernels.lay(
+        colour, tile_at, contacts, accept, ends, size, tile, oriented_colours[2 * tile + (orientation & 1)], r, c,
+        dr, dc, False,
+    )  # fmt: skip
+    return (min(box[0], r - dr), max(box[1], r + dr), min(box[2], c - dc), max(box[3], c + dc))
+
+
+@numba.njit(cache=True)
+def look_ahead(
+    colour, tile_at, contacts, accept, ends, size, box, moves, hand, rivals, junior, weights, spoil, window, log1p,
+    ease, chameleon, palindrome, oriented_colours,
+):  # fmt: skip
+    """`KeepOptions._score` (and `BlockRivals._score` when `spoil` is not 0) of `moves` for the hand `hand`, on
+    the table of those arrays (`Table`'s, bounding box `box`), the opponents' public last tiles `rivals`, the
+    weights in `KeepOptions`' order and `log1p_table(size)`: the same float operations in the same order."""
+    go_out, block, lone_chameleon, klass, placeable, options, shed = weights
+    num_tiles = ease.shape[0]
+    places_now = np.zeros(num_tiles, dtype=np.int64)
+    for i in range(moves.shape[0]):
+        places_now[moves[i, 0]] += 1
+    arrays = (colour, tile_at, contacts, accept, ends)
+    scratch = (colour.copy(), tile_at.copy(), contacts.copy(), accept.copy(), ends.copy())
+    rest = np.empty(hand.size - 1, dtype=np.int64)
+    counts = np.zeros(num_tiles, dtype=np.int64)
+    gains = np.empty(rest.size)
+    scores = np.empty(moves.shape[0])
+    for i in range(moves.shape[0]):
+        tile, orientation, row, col = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
+        k = 0
+        for t in hand:
+            if t != tile:
+                rest[k] = t
+                k += 1
+        score = -klass * ease[tile] - shed * log1p[places_now[tile]]
+        if rest.size == 0:
+            score += go_out
+        elif rest.size == 1 and chameleon[rest[0]]:
+            score -= lone_chameleon
+        if rest.size == 0 and rivals.size == 0:
+            scores[i] = score
+            continue
+        after = _lay_on(scratch, arrays, size, box, tile, orientation, row, col, oriented_colours)
+        if rest.size:
+            found = kernels.search(
+                scratch[3], scratch[2], scratch[4], size, after, kernels.oriented(rest, palindrome), junior,
+                oriented_colours,
+            )  # fmt: skip
+            counts[:] = 0
+            for f in range(found.shape[0]):
+                counts[found[f, 0]] += 1
+            placeable_tiles = 0
+            for j in range(rest.size):
+                placeable_tiles += counts[rest[j]] != 0
+                gains[j] = log1p[counts[rest[j]]]
+            score += placeable * placeable_tiles + options * numpy_sum(gains)
+        for j in range(rivals.size):
+            rival = kernels.oriented(rivals[j : j + 1], palindrome)
+            fits = kernels.search(scratch[3], scratch[2], scratch[4], size, after, rival, junior, oriented_colours)
+            score -= block * (fits.shape[0] > 0)
+        scores[i] = score
+    if spoil != 0:
+        _spoil(scores, arrays, scratch, size, box, moves, hand, junior, spoil, window, palindrome, oriented_colours)
+    return scores
+
+
+@numba.njit(cache=True)
+def _spoil(scores, arrays, scratch, size, box, moves, hand, junior, spoil, window, palindrome, oriented_colours):
+    """`BlockRivals`' part of the scores, in place: less the share of the unseen tiles still fitting after each
+    placement within `window` of the best."""
+    unseen_mask = np.ones(oriented_colours.shape[0] // 2, dtype=np.bool_)
+    tile_at = arrays[1]
+    for r in range(tile_at.shape[0]):
+        for c in range(tile_at.shape[1]):
+            if tile_at[r, c] >= 0:
+                unseen_mask[tile_at[r, c]] = False
+    for t in hand:
+        unseen_mask[t] = False
+    unseen = np.flatnonzero(unseen_mask)
+    if unseen.size == 0:
+        return
+    oriented = kernels.oriented(unseen, palindrome)
+    fitting = np.zeros(unseen_mask.size, dtype=np.bool_)
+    top = scores.max() - window
+    for i in range(moves.shape[0]):
+        if scores[i] < top:
+            continue
+        after = _lay_on(
+            scratch, arrays, size, box, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], oriented_colours
+        )
+        found = kernels.search(scratch[3], scratch[2], scratch[4], size, after, oriented, junior, oriented_colours)
+        fitting[:] = False
+        for f in range(found.shape[0]):
+            fitting[found[f, 0]] = True
+        scores[i] -= spoil * np.count_nonzero(fitting) / unseen.size
 
 
 class BlockRivals(KeepOptions):

@@ -34,17 +34,23 @@ def search_marking(mask, accept, contacts, ends, size, box, tiles, palindrome, j
     """`search` for the tiles `tiles` (both readings of each, one for a palindrome) that also marks the
     choose actions of the placements found (`mask[NUM_ORIENTATIONS * tile + orientation]`): a choose stage's moves and mask
     in one call."""
-    oriented = np.empty(2 * len(tiles), dtype=np.int64)
-    k = 0
-    for t in tiles:
-        oriented[k] = 2 * t
-        k += 1
-        if not palindrome[t]:
-            oriented[k] = 2 * t + 1
-            k += 1
-    moves = search(accept, contacts, ends, size, box, oriented[:k], junior, oriented_colours)
+    moves = search(accept, contacts, ends, size, box, oriented(tiles, palindrome), junior, oriented_colours)
     mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
     return moves
+
+
+@numba.njit(cache=True)
+def oriented(tiles, palindrome):
+    """The oriented tiles of `tiles` (`tiles.oriented_tiles`): both readings of each, one for a palindrome."""
+    out = np.empty(2 * len(tiles), dtype=np.int64)
+    k = 0
+    for t in tiles:
+        out[k] = 2 * t
+        k += 1
+        if not palindrome[t]:
+            out[k] = 2 * t + 1
+            k += 1
+    return out[:k]
 
 
 @numba.njit(cache=True)
