@@ -11,7 +11,7 @@ import numpy as np
 
 from tabletop.envs.chromino import kernels
 from tabletop.envs.chromino import tiles as T
-from tabletop.envs.chromino.actions import PLACE
+from tabletop.envs.chromino.actions import CHOOSE, OVER, PLACE
 from tabletop.envs.chromino.actions import layout as action_layout
 from tabletop.envs.chromino.kernels import PAD
 from tabletop.envs.chromino.table import Placement, Table
@@ -31,19 +31,16 @@ class _PlacementHeuristic:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         layout = action_layout(view["grid_size"])
         moves = view["legal_moves"]
-        if moves is None or len(moves) == 0:
-            return draw_or_pass(layout, action_mask)
-        place = view["phase"] == "place"
-        if place:
+        if moves is None or len(moves) == 0:  # draw or pass: exactly one of them is open
+            draw = layout.start("draw")
+            return draw if action_mask[draw] else layout.start("pass")
+        if view["phase"] == "place":
             moves = moves[(moves[:, 0] == view["chosen_tile"]) & (moves[:, 1] == view["chosen_orientation"])]
-        return self._lay_best(layout, moves, place, self._score(moves, view))
-
-    def _lay_best(self, layout, moves: np.ndarray, place: bool, scores: np.ndarray) -> int:
-        """The action of the best-scored move (ties drawn at random), remembered as the plan."""
+        scores = self._score(moves, view)
         best = np.flatnonzero(scores == scores.max())
         tile, orientation, row, col, _ = moves[best[self.rng.integers(best.size)]]
         self._plan = (int(tile), int(orientation), int(row), int(col))
-        if place:
+        if view["phase"] == "place":
             return layout.encode("place", int(row), int(col))
         return layout.encode("choose", int(tile), int(orientation))
 
@@ -64,12 +61,6 @@ class _PlacementHeuristic:
 
     def _score(self, moves: np.ndarray, view: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
-
-
-def draw_or_pass(layout, action_mask: np.ndarray) -> int:
-    """With nothing to lay, exactly one of draw and pass is open."""
-    draw = layout.start("draw")
-    return draw if action_mask[draw] else layout.start("pass")
 
 
 # Distinct colours of a tile; a chameleon's wild centre is no colour (its expert value is 3 all the same).
@@ -181,53 +172,31 @@ class KeepOptions(_PlacementHeuristic):
 
     def act(self, observation, action_mask, view):
         """Lay the chosen tile where the choose step planned it (the lookahead is not repeated)."""
-        layout, place = action_layout(view["grid_size"]), view["phase"] == "place"
-        planned = self._planned(layout, place, view["chosen_tile"], view["chosen_orientation"], action_mask)
-        return super().act(observation, action_mask, view) if planned is None else planned
-
-    def _planned(self, layout, place: bool, tile, orientation, action_mask: np.ndarray) -> int | None:
-        """At the place step, the place the choose step planned for the chosen tile, if it is legal."""
         plan = self._plan
-        if place and plan is not None and plan[:2] == (tile, orientation):
-            action = layout.encode("place", plan[2], plan[3])
+        if (
+            view["phase"] == "place"
+            and plan is not None
+            and plan[:2] == (view["chosen_tile"], view["chosen_orientation"])
+        ):
+            action = action_layout(view["grid_size"]).encode("place", plan[2], plan[3])
             if action_mask[action]:
                 return action
-        return None
+        return super().act(observation, action_mask, view)
 
     @classmethod
     def play_out(cls, world: Any, seed: int, depth: int = 0) -> None:
         """Play this heuristic in every seat of `world` (a Chromino state) until the game ends or `depth` actions
-        are played (0: no limit): the moves of `cls(seed=seed + seat)` acting in each seat through its view (a
-        search player's rollout, agents/search/player.py), read from the state instead, the look-ahead on the
-        state's own table (the one the tracker rebuilds from the view) in one compiled call a decision."""
-        players = [cls(seed=seed + p) for p in range(world.game.num_players)]
-        steps = 0
-        while not world.is_terminal() and (not depth or steps < depth):
-            world.apply(players[world.current_player]._move(world))
-            steps += 1
-
-    def _move(self, world: Any) -> int:
-        """`act` for the seat to move in `world`, read from the state."""
-        layout, mask, place = world.game.actions, world.legal_action_mask(), world.phase == PLACE
-        planned = self._planned(layout, place, world.chosen, world.orientation, mask)
-        if planned is not None:
-            return planned
-        moves = world.legal_moves()  # at the place step, those of the chosen tile and way round only
-        if not len(moves):
-            return draw_or_pass(layout, mask)
-        seat, table = world.current, world.table
-        rivals = [  # as `_score` has them
-            h[0]
-            for s, h in enumerate(world.hands)
-            if len(h) == 1 and s != seat and not world.finished[s] and not T.IS_CHAMELEON[h[0]]
-        ]
-        scores = look_ahead(
-            table.colour, table.tile_at, table.contacts, table.accept, table.ends, table.size, table.bbox, moves,
-            np.array(world.hands[seat], dtype=np.int64), np.array(rivals, dtype=np.int64), world.game.junior,
-            (self.GO_OUT, self.BLOCK, self.LONE_CHAMELEON, self.CLASS, self.PLACEABLE, self.OPTIONS, self.SHED),
-            self.SPOIL, self.WINDOW, log1p_table(table.size), EASE, T.IS_CHAMELEON, T.PALINDROME, T.ORIENTED_COLOURS,
-        )  # fmt: skip
-        return self._lay_best(layout, moves, place, scores)
+        are played (0: no limit): the moves of `cls(seed=seed + seat)` acting in each seat through its view, in
+        one compiled call on the state's arrays (a search player's rollout, agents/search/player.py)."""
+        if world.is_terminal():
+            return
+        n = world.game.num_players
+        rngs = tuple(np.random.default_rng(seed + p) for p in range(n))
+        arrays = world.engine_arrays()
+        weights = (cls.GO_OUT, cls.BLOCK, cls.LONE_CHAMELEON, cls.CLASS, cls.PLACEABLE, cls.OPTIONS, cls.SHED)
+        tables = (log1p_table(world.game.grid_size), EASE, T.VALUE, T.IS_CHAMELEON, T.PALINDROME, T.ORIENTED_COLOURS)
+        roll_out(depth, rngs, *arrays, weights, cls.SPOIL, cls.WINDOW, *tables)
+        world.resume(*arrays)
 
     def _score(self, moves, view):
         table = self.tracker.update(view)
@@ -389,6 +358,59 @@ def _spoil(scores, arrays, scratch, size, box, moves, hand, junior, spoil, windo
         for f in range(found.shape[0]):
             fitting[found[f, 0]] = True
         scores[i] -= spoil * np.count_nonzero(fitting) / unseen.size
+
+
+@numba.njit(cache=True)
+def roll_out(
+    depth, rngs, grids, box, hands, hand_sizes, bag, placements, finished, points, turn, rules, weights, spoil,
+    window, log1p, ease, value, chameleon, palindrome, oriented_colours,
+):  # fmt: skip
+    """`KeepOptions.play_out`'s loop: `act_out` of the heuristic of `weights`, `spoil` and `window` on the arrays of
+    `ChrominoState.engine_arrays` (played on in place), seat p drawing its ties from `rngs[p]`. Each seat keeps
+    its plan (valid, tile, orientation, row, col) from its choose step to its place step, as `act` does."""
+    colour, tile_at, contacts, accept, ends = grids
+    size, junior, n = rules[0], rules[5] != 0, hand_sizes.shape[0]
+    plans = np.zeros((n, 5), dtype=np.int64)
+    rivals = np.empty(n, dtype=np.int64)
+    steps = 0
+    while turn[kernels.PHASE] != OVER and (depth == 0 or steps < depth):
+        p, phase, bbox = turn[kernels.CURRENT], turn[kernels.PHASE], (box[0], box[1], box[2], box[3])
+        moves = kernels.stage_moves(
+            accept, contacts, ends, size, bbox, hands, hand_sizes, turn, junior, chameleon, palindrome, oriented_colours
+        )
+        plan = plans[p]
+        if phase == PLACE and plan[0] and plan[1] == turn[kernels.CHOSEN] and plan[2] == turn[kernels.ORIENTATION]:
+            planned = False
+            for k in range(moves.shape[0]):
+                planned |= moves[k, 2] == plan[3] and moves[k, 3] == plan[4]
+            if planned:
+                kernels.place(grids, box, hands, hand_sizes, placements, finished, points, turn, plan[3], plan[4], rules, value, oriented_colours)  # fmt: skip
+                steps += 1
+                continue
+        if moves.shape[0] == 0:  # draw if the mask has it, else pass
+            if phase == CHOOSE and turn[kernels.BAG_SIZE] > 0:
+                kernels.draw(hands, hand_sizes, bag, turn, chameleon)
+            else:
+                kernels.end_turn(False, hand_sizes, finished, points, turn, rules)
+            steps += 1
+            continue
+        k = 0
+        for s in range(n):  # as `_score` has them
+            if s != p and hand_sizes[s] == 1 and not finished[s] and not chameleon[hands[s, 0]]:
+                rivals[k] = hands[s, 0]
+                k += 1
+        scores = look_ahead(
+            colour, tile_at, contacts, accept, ends, size, bbox, moves, hands[p, : hand_sizes[p]], rivals[:k], junior,
+            weights, spoil, window, log1p, ease, chameleon, palindrome, oriented_colours,
+        )  # fmt: skip
+        best = np.flatnonzero(scores == scores.max())
+        move = moves[best[rngs[p].integers(0, best.size)]]
+        plan[0], plan[1], plan[2], plan[3], plan[4] = 1, move[0], move[1], move[2], move[3]
+        if phase == PLACE:
+            kernels.place(grids, box, hands, hand_sizes, placements, finished, points, turn, move[2], move[3], rules, value, oriented_colours)  # fmt: skip
+        else:
+            kernels.choose(turn, move[0], move[1])
+        steps += 1
 
 
 class BlockRivals(KeepOptions):
