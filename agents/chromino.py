@@ -256,19 +256,39 @@ def numpy_sum(a):
     return total
 
 
+REACH = 3  # laying a tile changes cells at most this far (rows and cols) from its centre (`kernels.lay`)
+
+
 @numba.njit(cache=True)
-def _lay_on(scratch, arrays, size, box, tile, orientation, row, col, oriented_colours):
-    """Copy the table `arrays` (colour, tile id, contacts, acceptance, open ends) into `scratch` and lay the
-    placement there (`Table.place`); returns the padded bounding box after it."""
+def _count(counts, accept, contacts, ends, size, box, oriented, junior, oriented_colours, sign):
+    """Add `sign` to `counts[tile]` for each legal placement of `oriented` with its centre around `box`."""
+    found = kernels.search(accept, contacts, ends, size, box, oriented, junior, oriented_colours)
+    for f in range(found.shape[0]):
+        counts[found[f, 0]] += sign
+
+
+@numba.njit(cache=True)
+def _counts_after(counts, base, arrays, scratch, size, move, oriented, junior, oriented_colours):
+    """`counts[tile]`: the legal placements of each tile of `oriented` once `move` is laid, from `base`, the
+    counts on the table `arrays`: only placements near the new tile change, so the search around it on the
+    table after, less the same search before, corrects them. `scratch` (a copy of `arrays`) is laid on and
+    put back."""
     colour, tile_at, contacts, accept, ends = scratch
-    colour[:], tile_at[:], contacts[:], accept[:], ends[:] = arrays
+    tile, orientation, r, c = move[0], move[1], move[2] + PAD, move[3] + PAD
     dr, dc = (0, 1) if orientation < 2 else (1, 0)
-    r, c = row + PAD, col + PAD
-    kernels.lay(
-        colour, tile_at, contacts, accept, ends, size, tile, oriented_colours[2 * tile + (orientation & 1)], r, c,
-        dr, dc, False,
+    colours = oriented_colours[2 * tile + (orientation & 1)]
+    kernels.lay(colour, tile_at, contacts, accept, ends, size, tile, colours, r, c, dr, dc, False)
+    last = colour.shape[0] - 1
+    r0, r1, c0, c1 = max(r - REACH, 0), min(r + REACH, last), max(c - REACH, 0), min(c + REACH, last)
+    near = (r0, r1, c0, c1)
+    counts[:] = base
+    _count(counts, accept, contacts, ends, size, near, oriented, junior, oriented_colours, 1)
+    _count(counts, arrays[3], arrays[2], arrays[4], size, near, oriented, junior, oriented_colours, -1)
+    rows, cols = slice(r0, r1 + 1), slice(c0, c1 + 1)
+    colour[rows, cols], tile_at[rows, cols] = arrays[0][rows, cols], arrays[1][rows, cols]
+    contacts[rows, cols], accept[rows, cols], ends[rows, cols] = (
+        arrays[2][rows, cols], arrays[3][rows, cols], arrays[4][rows, cols]
     )  # fmt: skip
-    return (min(box[0], r - dr), max(box[1], r + dr), min(box[2], c - dc), max(box[3], c + dc))
 
 
 @numba.njit(cache=True)
@@ -278,7 +298,8 @@ def look_ahead(
 ):  # fmt: skip
     """`KeepOptions._score` (and `BlockRivals._score` when `spoil` is not 0) of `moves` for the hand `hand`, on
     the table of those arrays (`Table`'s, bounding box `box`), the opponents' public last tiles `rivals`, the
-    weights in `KeepOptions`' order and `log1p_table(size)`: the same float operations in the same order."""
+    weights in `KeepOptions`' order and `log1p_table(size)`: the same float operations on the same counts in
+    the same order."""
     go_out, block, lone_chameleon, klass, placeable, options, shed = weights
     num_tiles = ease.shape[0]
     places_now = np.zeros(num_tiles, dtype=np.int64)
@@ -286,12 +307,14 @@ def look_ahead(
         places_now[moves[i, 0]] += 1
     arrays = (colour, tile_at, contacts, accept, ends)
     scratch = (colour.copy(), tile_at.copy(), contacts.copy(), accept.copy(), ends.copy())
+    oriented = kernels.oriented(np.concatenate((hand, rivals)), palindrome)
+    base, counts = np.zeros(num_tiles, dtype=np.int64), np.empty(num_tiles, dtype=np.int64)
+    _count(base, accept, contacts, ends, size, box, oriented, junior, oriented_colours, 1)
     rest = np.empty(hand.size - 1, dtype=np.int64)
-    counts = np.zeros(num_tiles, dtype=np.int64)
     gains = np.empty(rest.size)
     scores = np.empty(moves.shape[0])
     for i in range(moves.shape[0]):
-        tile, orientation, row, col = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
+        tile = moves[i, 0]
         k = 0
         for t in hand:
             if t != tile:
@@ -302,27 +325,16 @@ def look_ahead(
             score += go_out
         elif rest.size == 1 and chameleon[rest[0]]:
             score -= lone_chameleon
-        if rest.size == 0 and rivals.size == 0:
-            scores[i] = score
-            continue
-        after = _lay_on(scratch, arrays, size, box, tile, orientation, row, col, oriented_colours)
+        if rest.size or rivals.size:
+            _counts_after(counts, base, arrays, scratch, size, moves[i], oriented, junior, oriented_colours)
         if rest.size:
-            found = kernels.search(
-                scratch[3], scratch[2], scratch[4], size, after, kernels.oriented(rest, palindrome), junior,
-                oriented_colours,
-            )  # fmt: skip
-            counts[:] = 0
-            for f in range(found.shape[0]):
-                counts[found[f, 0]] += 1
             placeable_tiles = 0
             for j in range(rest.size):
                 placeable_tiles += counts[rest[j]] != 0
                 gains[j] = log1p[counts[rest[j]]]
             score += placeable * placeable_tiles + options * numpy_sum(gains)
-        for j in range(rivals.size):
-            rival = kernels.oriented(rivals[j : j + 1], palindrome)
-            fits = kernels.search(scratch[3], scratch[2], scratch[4], size, after, rival, junior, oriented_colours)
-            score -= block * (fits.shape[0] > 0)
+        for rival in rivals:
+            score -= block * (counts[rival] > 0)
         scores[i] = score
     if spoil != 0:
         _spoil(scores, arrays, scratch, size, box, moves, hand, junior, spoil, window, palindrome, oriented_colours)
@@ -345,19 +357,17 @@ def _spoil(scores, arrays, scratch, size, box, moves, hand, junior, spoil, windo
     if unseen.size == 0:
         return
     oriented = kernels.oriented(unseen, palindrome)
-    fitting = np.zeros(unseen_mask.size, dtype=np.bool_)
+    base, counts = np.zeros(unseen_mask.size, dtype=np.int64), np.empty(unseen_mask.size, dtype=np.int64)
+    _count(base, arrays[3], arrays[2], arrays[4], size, box, oriented, junior, oriented_colours, 1)
     top = scores.max() - window
     for i in range(moves.shape[0]):
         if scores[i] < top:
             continue
-        after = _lay_on(
-            scratch, arrays, size, box, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], oriented_colours
-        )
-        found = kernels.search(scratch[3], scratch[2], scratch[4], size, after, oriented, junior, oriented_colours)
-        fitting[:] = False
-        for f in range(found.shape[0]):
-            fitting[found[f, 0]] = True
-        scores[i] -= spoil * np.count_nonzero(fitting) / unseen.size
+        _counts_after(counts, base, arrays, scratch, size, moves[i], oriented, junior, oriented_colours)
+        still_fit = 0
+        for t in unseen:
+            still_fit += counts[t] != 0
+        scores[i] -= spoil * still_fit / unseen.size
 
 
 @numba.njit(cache=True)
