@@ -276,16 +276,16 @@ class ChrominoState(BaseState):
         """The position as fresh arrays for a compiled loop that plays many actions in one call (a heuristic's
         rollout, agents/chromino.py) with the engine steps of `kernels` (`choose`, `place`, `draw`, `end_turn`):
         the table's grids (`Table.writable`) and padded bounding box, the hands (a sorted row each, 80 wide)
-        and their sizes, the bag, the placements in order (80 rows), finished, points, the turn's counters
-        (`kernels.CURRENT`...) and the rules (grid size, first player, expert, out bonus, tile penalty, junior).
-        `resume` takes the position back from them."""
+        and their sizes, the bag, room for the placements laid from now on (80 rows, the next one at row
+        `turn[kernels.PLACED]`; the earlier rows are left unfilled, nothing reads them), finished, points, the
+        turn's counters (`kernels.CURRENT`...) and the rules (grid size, first player, expert, out bonus, tile
+        penalty, junior). `resume` takes the position back from them."""
         g, n = self.game, self.game.num_players
         hands = np.zeros((n, T.NUM_TILES), dtype=np.int64)
         for p, hand in enumerate(self.hands):
             hands[p, : len(hand)] = hand
         bag, placements = np.zeros(T.NUM_TILES, dtype=np.int64), np.zeros((T.NUM_TILES, 4), dtype=np.int64)
         bag[: len(self.bag)] = self.bag
-        placements[: len(self.placements)] = self.placements
         turn = [self.current, self.phase, self.chosen, self.orientation, self.drawn, self.drew, self.idle_turns]
         rules = (g.grid_size, self.first_player, g.variant == "expert", g.out_bonus, g.tile_penalty, g.junior)
         return (
