@@ -1,5 +1,6 @@
-"""Chromino's inner loops, compiled with numba: the placement search, the laying of one tile, and the
-masks and move rows the rules derive from a search.
+"""Chromino's inner loops, compiled with numba: the placement search, the laying of one tile, the
+masks and move rows the rules derive from a search, and the turn's steps on arrays for a compiled loop
+that plays many actions in one call (a heuristic's search rollout; `rules.py` stays the rules' source).
 
 `table.py` and `rules.py` say what the arrays mean and when a placement is legal; these functions are
 their loops over cells and rows, kept here because a step of the game is a few hundred small array
