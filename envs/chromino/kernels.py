@@ -1,5 +1,6 @@
-"""Chromino's inner loops, compiled with numba: the placement search, the laying of one tile, and the
-masks and move rows the rules derive from a search.
+"""Chromino's inner loops, compiled with numba: the placement search, the laying of one tile, the
+masks and move rows the rules derive from a search, and the turn's steps on arrays for a compiled loop
+that plays many actions in one call (a heuristic's search rollout; `rules.py` stays the rules' source).
 
 `table.py` and `rules.py` say what the arrays mean and when a placement is legal; these functions are
 their loops over cells and rows, kept here because a step of the game is a few hundred small array
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tabletop.envs.chromino.actions import NUM_ORIENTATIONS
+from tabletop.envs.chromino.actions import CHOOSE, DRAWN, NUM_ORIENTATIONS, OVER, PLACE
 from tabletop.envs.chromino.tiles import ACCEPT_ALL, EMPTY, WILD
 
 PAD = 2  # blocked border cells around the grid so that every cell a loop reads lies in the arrays
@@ -34,17 +35,23 @@ def search_marking(mask, accept, contacts, ends, size, box, tiles, palindrome, j
     """`search` for the tiles `tiles` (both readings of each, one for a palindrome) that also marks the
     choose actions of the placements found (`mask[NUM_ORIENTATIONS * tile + orientation]`): a choose stage's moves and mask
     in one call."""
-    oriented = np.empty(2 * len(tiles), dtype=np.int64)
-    k = 0
-    for t in tiles:
-        oriented[k] = 2 * t
-        k += 1
-        if not palindrome[t]:
-            oriented[k] = 2 * t + 1
-            k += 1
-    moves = search(accept, contacts, ends, size, box, oriented[:k], junior, oriented_colours)
+    moves = search(accept, contacts, ends, size, box, oriented(tiles, palindrome), junior, oriented_colours)
     mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
     return moves
+
+
+@numba.njit(cache=True)
+def oriented(tiles, palindrome):
+    """The oriented tiles of `tiles` (`tiles.oriented_tiles`): both readings of each, one for a palindrome."""
+    out = np.empty(2 * len(tiles), dtype=np.int64)
+    k = 0
+    for t in tiles:
+        out[k] = 2 * t
+        k += 1
+        if not palindrome[t]:
+            out[k] = 2 * t + 1
+            k += 1
+    return out[:k]
 
 
 @numba.njit(cache=True)
@@ -176,3 +183,118 @@ def rows_of(moves, tile, orientation):
     for k in range(moves.shape[0]):
         keep[k] = moves[k, 0] == tile and moves[k, 1] == orientation
     return moves[keep]
+
+
+# --- the turn, for a compiled loop that plays many actions in one call (a heuristic's search rollout) -------------
+# `ChrominoState` (rules.py) is the rules' readable source; these steps play its `_apply_action` on the arrays of
+# `ChrominoState.engine_arrays`, and `ChrominoState.resume` takes the position back.
+
+CURRENT, PHASE, CHOSEN, ORIENTATION, DRAWN_TILE, DREW, IDLE, BAG_SIZE, PLACED = range(9)
+"""Slots of the `turn` counters: the seat to move, the phase, the chosen tile and its way round, the drawn tile
+(-1: none), whether the seat drew this turn, the idle turns in a row, the tiles left in the bag, the placements."""
+
+
+@numba.njit(cache=True)
+def stage_moves(
+    accept, contacts, ends, size, box, hands, hand_sizes, turn, junior, chameleon, palindrome, oriented_colours
+):
+    """`ChrominoState.legal_moves`: the placements the turn stage allows, in the same order."""
+    phase, p = turn[PHASE], turn[CURRENT]
+    if phase == OVER:
+        return np.empty((0, 5), dtype=np.int64)
+    if phase == DRAWN:
+        tiles = turn[DRAWN_TILE : DRAWN_TILE + 1]
+    elif phase == PLACE:
+        tiles = turn[CHOSEN : CHOSEN + 1]
+    elif hand_sizes[p] == 1 and chameleon[hands[p, 0]]:  # a lone chameleon must draw first
+        return np.empty((0, 5), dtype=np.int64)
+    else:
+        tiles = hands[p, : hand_sizes[p]]
+    moves = search(accept, contacts, ends, size, box, oriented(tiles, palindrome), junior, oriented_colours)
+    if phase == PLACE:
+        return moves[moves[:, 1] == turn[ORIENTATION]]
+    return moves
+
+
+@numba.njit(cache=True)
+def choose(turn, tile, orientation):
+    """`ChrominoState._apply_action` of a choose action: the tile and its way round, to be laid next."""
+    turn[PHASE], turn[CHOSEN], turn[ORIENTATION] = PLACE, tile, orientation
+
+
+@numba.njit(cache=True)
+def place(grids, box, hands, hand_sizes, placements, finished, points, turn, row, col, rules, value, oriented_colours):
+    """`ChrominoState._place` of the chosen tile with its centre on (row, col), then the end of the turn. `grids`:
+    colour, tile id, contacts, acceptance, open ends; `box`: the padded bounding box, updated; `rules`: the grid
+    size, the first player, expert scoring (0/1), the bonus for going out and the penalty a tile left."""
+    colour, tile_at, contacts, accept, ends = grids
+    size, expert = rules[0], rules[2]
+    p, tile, orientation = turn[CURRENT], turn[CHOSEN], turn[ORIENTATION]
+    dr, dc = (0, 1) if orientation < 2 else (1, 0)
+    r, c = row + PAD, col + PAD
+    if expert:
+        touched = np.zeros(value.shape[0], dtype=np.bool_)
+        for k in range(-1, 2):
+            for nr, nc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                t = tile_at[r + k * dr + nr, c + k * dc + nc]
+                if t >= 0:
+                    touched[t] = True
+        points[p] += value[tile] + np.sum(value[touched])
+    colours = oriented_colours[2 * tile + (orientation & 1)]
+    lay(colour, tile_at, contacts, accept, ends, size, tile, colours, r, c, dr, dc, False)
+    box[0], box[1] = min(box[0], r - dr), max(box[1], r + dr)
+    box[2], box[3] = min(box[2], c - dc), max(box[3], c + dc)
+    k = turn[PLACED]
+    placements[k, 0], placements[k, 1], placements[k, 2], placements[k, 3] = tile, orientation, row, col
+    turn[PLACED] = k + 1
+    hand, n = hands[p], hand_sizes[p]
+    k = 0
+    while hand[k] != tile:
+        k += 1
+    hand[k : n - 1] = hand[k + 1 : n]
+    hand_sizes[p] = n - 1
+    if n == 1:
+        finished[p] = True
+    end_turn(True, hand_sizes, finished, points, turn, rules)
+
+
+@numba.njit(cache=True)
+def draw(hands, hand_sizes, bag, turn, chameleon):
+    """`ChrominoState._draw`: the bag's last tile into the hand (kept sorted); after a lone chameleon's
+    compulsory draw the turn goes on as a normal turn, else the drawn tile may be laid or kept."""
+    p = turn[CURRENT]
+    hand, n = hands[p], hand_sizes[p]
+    lone_chameleon = n == 1 and chameleon[hand[0]]
+    turn[BAG_SIZE] -= 1
+    tile = bag[turn[BAG_SIZE]]
+    k = n
+    while k > 0 and hand[k - 1] > tile:
+        hand[k] = hand[k - 1]
+        k -= 1
+    hand[k] = tile
+    hand_sizes[p] = n + 1
+    turn[DREW] = 1
+    if lone_chameleon:
+        turn[PHASE] = CHOOSE
+    else:
+        turn[PHASE], turn[DRAWN_TILE] = DRAWN, tile
+
+
+@numba.njit(cache=True)
+def end_turn(placed, hand_sizes, finished, points, turn, rules):
+    """`ChrominoState._end_turn` (and `_finish`): the next seat's turn, or the end of the round."""
+    n = hand_sizes.shape[0]
+    turn[IDLE] = 0 if placed or turn[DREW] else turn[IDLE] + 1
+    following = (turn[CURRENT] + 1) % n
+    turn[CHOSEN] = turn[DRAWN_TILE] = turn[ORIENTATION] = -1
+    turn[DREW] = 0
+    if (finished.any() and following == rules[1]) or turn[IDLE] >= n:
+        turn[PHASE] = OVER
+        if rules[2]:
+            for seat in range(n):
+                if finished[seat]:
+                    points[seat] += rules[3]
+                else:
+                    points[seat] -= rules[4] * hand_sizes[seat]
+    else:
+        turn[CURRENT], turn[PHASE] = following, CHOOSE

@@ -272,6 +272,47 @@ class ChrominoState(BaseState):
         new.points = list(self.points)
         return new
 
+    def engine_arrays(self) -> tuple:
+        """The position as fresh arrays for a compiled loop that plays many actions in one call (a heuristic's
+        rollout, agents/chromino.py) with the engine steps of `kernels` (`choose`, `place`, `draw`, `end_turn`):
+        the table's grids (`Table.writable`) and padded bounding box, the hands (a sorted row each, 80 wide)
+        and their sizes, the bag, room for the placements laid from now on (80 rows, the next one at row
+        `turn[kernels.PLACED]`; the earlier rows are left unfilled, nothing reads them), finished, points, the
+        turn's counters (`kernels.CURRENT`...) and the rules (grid size, first player, expert, out bonus, tile
+        penalty, junior). `resume` takes the position back from them."""
+        g, n = self.game, self.game.num_players
+        hands = np.zeros((n, T.NUM_TILES), dtype=np.int64)
+        for p, hand in enumerate(self.hands):
+            hands[p, : len(hand)] = hand
+        bag, placements = np.zeros(T.NUM_TILES, dtype=np.int64), np.zeros((T.NUM_TILES, 4), dtype=np.int64)
+        bag[: len(self.bag)] = self.bag
+        turn = [self.current, self.phase, self.chosen, self.orientation, self.drawn, self.drew, self.idle_turns]
+        rules = (g.grid_size, self.first_player, g.variant == "expert", g.out_bonus, g.tile_penalty, g.junior)
+        return (
+            self.table.writable(),
+            np.array(self.table.bbox, dtype=np.int64),
+            hands,
+            np.array([len(h) for h in self.hands], dtype=np.int64),
+            bag,
+            placements,
+            np.array(self.finished, dtype=np.bool_),
+            np.array(self.points, dtype=np.int64),
+            np.array([*turn, len(self.bag), len(self.placements)], dtype=np.int64),
+            np.array(rules, dtype=np.int64),
+        )
+
+    def resume(self, grids, box, hands, hand_sizes, bag, placements, finished, points, turn, rules) -> None:
+        """Take up the position from `engine_arrays` after a compiled loop played actions on them."""
+        self.table = Table.adopt(self.game.grid_size, grids, tuple(box.tolist()))
+        self.hands = [hand[:size].tolist() for hand, size in zip(hands, hand_sizes.tolist())]
+        self.bag = bag[: turn[kernels.BAG_SIZE]].tolist()
+        laid = placements[len(self.placements) : turn[kernels.PLACED]].tolist()
+        self.placements = self.placements + [Placement(*p) for p in laid]
+        self.finished, self.points = finished.tolist(), points.tolist()
+        self.current, self.phase, self.chosen, self.orientation, self.drawn, drew, self.idle_turns = turn[:7].tolist()
+        self.drew = bool(drew)
+        self._moves = self._mask = None
+
     def to_json(self) -> dict[str, Any]:
         return saved.write(self)
 

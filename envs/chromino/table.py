@@ -174,24 +174,36 @@ class Table:
         """A new table with `p` laid (no legality check beyond staying on empty grid cells)."""
         return self._with((p,))
 
+    def writable(self) -> tuple[np.ndarray, ...]:
+        """Copies of the five grids (colours, tile ids, contacts, acceptance bits, open ends) that a compiled loop
+        may lay tiles on with `kernels.lay` (a heuristic's rollout); `adopt` makes a table of them again."""
+        return self.colour.copy(), self.tile_at.copy(), self.contacts.copy(), self.accept.copy(), self.ends.copy()
+
+    @classmethod
+    def adopt(cls, size: int, grids: tuple[np.ndarray, ...], bbox: tuple[int, int, int, int] | None) -> Table:
+        """The table of `grids` (as `writable` orders them, laid on since) and their padded bounding box, taken
+        over without copying: nobody may write to them after."""
+        new = cls.__new__(cls)
+        new.size, new.bbox = size, bbox
+        new.colour, new.tile_at, new.contacts, new.accept, new.ends = grids
+        new._grids = new._planes = new._open = None
+        new._freeze()
+        return new
+
     def _with(self, placements) -> Table:
         """A new table: this one with `placements` laid in turn, each bringing the empty cells around it up
         to date (ValueError if one leaves the grid or covers a tile)."""
-        new = Table.__new__(Table)
-        new.size = self.size
-        new.colour, new.tile_at = self.colour.copy(), self.tile_at.copy()
-        new.contacts, new.accept, new.ends = self.contacts.copy(), self.accept.copy(), self.ends.copy()
-        new._grids = new._planes = new._open = None
+        grids = colour, tile_at, contacts, accept, ends = self.writable()
         box = self.bbox
         for p in placements:
             dr, dc = _STEPS[p.orientation]
             r, c = p.row + PAD, p.col + PAD
             if not kernels.lay(
-                new.colour,
-                new.tile_at,
-                new.contacts,
-                new.accept,
-                new.ends,
+                colour,
+                tile_at,
+                contacts,
+                accept,
+                ends,
                 self.size,
                 p.tile,
                 p.colours(),
@@ -208,6 +220,4 @@ class Table:
                 if box is None
                 else (min(box[0], span[0]), max(box[1], span[1]), min(box[2], span[2]), max(box[3], span[3]))
             )
-        new.bbox = box
-        new._freeze()
-        return new
+        return Table.adopt(self.size, grids, box)

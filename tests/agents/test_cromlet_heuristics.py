@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from oracles import cromlet_heuristics as oracle
 from support.cromlet import random_states
+from support.play_out import assert_plays_as_act_out
 
 from tabletop.agents import cromlet as arrays
-from tabletop.agents.search.player import act_out
 
 POSITIONS = int(os.environ.get("CROMLET_DIFF_POSITIONS", "3000"))
 CONFIGS = (  # claim limits reached early, small hands, teams, many players: blocking and closing come up often
@@ -56,15 +56,4 @@ def test_compiled_play_out_plays_the_moves_of_act(name, config):
     policy = arrays.HEURISTICS[name]
     for i, state in enumerate(random_states(config, PLAY_OUTS, seed=29)):
         depth = (0, 1, 7)[i % 3]  # to the end, and cut short
-        compiled, acted = state.clone(), state.clone()
-        policy.play_out(compiled, seed=i, depth=depth)
-        act_out(policy, acted, seed=i, depth=depth)
-        assert compiled.to_json() == acted.to_json()
-        assert compiled.current_player == acted.current_player
-        assert compiled.is_terminal() == acted.is_terminal()
-        np.testing.assert_array_equal(compiled.legal_action_mask(), acted.legal_action_mask())
-        if not compiled.is_terminal():  # the state plays on from where the loop left it
-            action = int(np.flatnonzero(compiled.legal_action_mask())[0])
-            compiled.apply(action)
-            acted.apply(action)
-            assert compiled.to_json() == acted.to_json()
+        assert_plays_as_act_out(policy, state, seed=i, depth=depth)
