@@ -47,6 +47,7 @@ DEFAULT_SIMS = 100
 VALUES = ("win", "margin")
 KEYS = {f.name: f.type for f in fields(SearchOptions)}
 _CASTS = {"int": int, "float": float, "str": str}
+_NAMES = {"int": "an int", "float": "a number", "str": "a string"}  # the cast's name in an error
 
 
 def parse_search(spec: str) -> SearchOptions:
@@ -66,5 +67,5 @@ def parse_search(spec: str) -> SearchOptions:
         try:
             values[key] = _CASTS[KEYS[key]](raw)
         except ValueError:
-            raise ValueError(f"search option {key}={raw!r} in {spec!r} is not a {KEYS[key]}; {allowed}") from None
+            raise ValueError(f"search option {key}={raw!r} in {spec!r} is not {_NAMES[KEYS[key]]}; {allowed}") from None
     return SearchOptions(**values)

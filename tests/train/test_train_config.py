@@ -52,7 +52,7 @@ def test_shipped_configs_are_valid(path):
         (with_(network__hidden=[64, 0]), "network: hidden=[64, 0] is not allowed"),
         (with_(network__activation="gelu"), "network: activation='gelu' is not allowed; allowed: 'tanh', 'relu'"),
         (with_(opponents__weights={"grandmaster": 1.0}), "opponents.weights.grandmaster: unknown agent; allowed: self"),
-        (with_(opponents__weights={"search:sims=x": 1.0}), "search option sims='x' in 'search:sims=x' is not a int"),
+        (with_(opponents__weights={"search:sims=x": 1.0}), "search option sims='x' in 'search:sims=x' is not an int"),
         (
             with_(sb3__warm_start={"teacher": "search:guide=nobody", "games": 2}),
             "sb3.warm_start.teacher='search:guide=nobody': unknown guide policy 'nobody' for cromlet_v0",
