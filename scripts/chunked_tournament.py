@@ -1,11 +1,12 @@
 """A long two-agent tournament as resumable chunks, for runs longer than a session (docs/results.md, "Search
 players"): chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST + CHUNK*c`, written to
-OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes at most one. At the end (or
+OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes only those under way. `--jobs N`
+plays N chunks at a time, one process each (a core each: the games are one-threaded). At the end (or
 alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in order, with
 the Wilson 95% interval (draws count as no win, as in `tabletop tournament`).
 
     python scripts/chunked_tournament.py cromlet_v0 search:sims=64 blocker --first 5000030 --chunk 20 \\
-        --chunks 49 --out runs/search --name cr_blocker
+        --chunks 49 --out runs/search --name cr_blocker --jobs 2
 """
 
 from __future__ import annotations
@@ -13,24 +14,36 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tabletop.train.evaluation.tournament import wilson_interval
 
 
+def run_chunk(args: argparse.Namespace, seed: int) -> str | None:
+    """Play the chunk that starts at `seed` unless it is finished; the error text if it failed."""
+    done = args.out / f"{args.name}.{seed}.txt"
+    if done.exists():
+        return None
+    command = ["tabletop", "tournament", args.game, args.a, args.b, "--games", str(args.chunk)]
+    result = subprocess.run([*command, "--seed", str(seed), "--quiet"], capture_output=True, text=True)
+    if result.returncode:
+        return f"chunk at seed {seed} failed:\n{result.stderr}"
+    part = done.with_suffix(".part")
+    part.write_text(result.stdout)
+    part.rename(done)
+    return None
+
+
 def run_chunks(args: argparse.Namespace) -> None:
-    for c in range(args.chunks):
-        seed = args.first + args.chunk * c
-        done = args.out / f"{args.name}.{seed}.txt"
-        if done.exists():
-            continue
-        command = ["tabletop", "tournament", args.game, args.a, args.b, "--games", str(args.chunk)]
-        result = subprocess.run([*command, "--seed", str(seed), "--quiet"], capture_output=True, text=True)
-        if result.returncode:
-            sys.exit(f"chunk {c} (seed {seed}) failed:\n{result.stderr}")
-        part = done.with_suffix(".part")
-        part.write_text(result.stdout)
-        part.rename(done)
+    """Every chunk, `args.jobs` at a time (threads that wait on one process each); stop at the first failure."""
+    seeds = [args.first + args.chunk * c for c in range(args.chunks)]
+    pool = ThreadPoolExecutor(args.jobs)
+    for error in pool.map(lambda seed: run_chunk(args, seed), seeds):
+        if error:
+            pool.shutdown(cancel_futures=True)  # the chunks under way finish; none starts
+            sys.exit(error)
+    pool.shutdown()
 
 
 def total(out: Path, name: str) -> str:
@@ -58,7 +71,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--name", required=True, help="file names NAME.SEED.txt")
     parser.add_argument("--sum", action="store_true", help="only add up the finished chunks")
+    parser.add_argument("--jobs", type=int, default=1, help="chunks played at a time (default: 1)")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if not args.sum:
         args.out.mkdir(parents=True, exist_ok=True)
         run_chunks(args)
