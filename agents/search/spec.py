@@ -46,8 +46,11 @@ class SearchOptions:
 DEFAULT_SIMS = 100
 VALUES = ("win", "margin")
 KEYS = {f.name: f.type for f in fields(SearchOptions)}
-_CASTS = {"int": int, "float": float, "str": str}
-_NAMES = {"int": "an int", "float": "a number", "str": "a string"}  # the cast's name in an error
+_CASTS = {
+    "int": (int, "an int"),
+    "float": (float, "a number"),
+    "str": (str, "a string"),
+}  # (cast, its name in an error)
 
 
 def parse_search(spec: str) -> SearchOptions:
@@ -64,8 +67,9 @@ def parse_search(spec: str) -> SearchOptions:
             raise ValueError(f"bad search option {item!r} in {spec!r}; {allowed}, as search:sims=200,rollout=NAME")
         if key in values:
             raise ValueError(f"search option {key!r} given twice in {spec!r}; {allowed}")
+        cast, kind = _CASTS[KEYS[key]]
         try:
-            values[key] = _CASTS[KEYS[key]](raw)
+            values[key] = cast(raw)
         except ValueError:
-            raise ValueError(f"search option {key}={raw!r} in {spec!r} is not {_NAMES[KEYS[key]]}; {allowed}") from None
+            raise ValueError(f"search option {key}={raw!r} in {spec!r} is not {kind}; {allowed}") from None
     return SearchOptions(**values)
