@@ -1,7 +1,9 @@
 """Kings Cribbage's compiled inner loops (numba, cached on disk): move generation as plain loops over the
-board's lines, the windows on them, the rack's combos and their orderings; the tiles-mode sub-steps (narrowing
-the moves to the pending tiles, the place mask); the moves-mode offer's one pass over the moves; and the rack
-templates (a rack's combos and their orderings, built once per rack pattern: ~120 us where numpy took ~440).
+board's lines, the windows on them, the rack's combos and their orderings; the opening kept as the rack's
+orderings (its first mask and its narrowing read them, not 35-42k moves); the tiles-mode sub-steps (narrowing
+the moves to the pending tiles, the place mask); the moves-mode offer's one pass over the moves; the rack
+templates (a rack's combos and their orderings, built once per rack pattern: ~120 us where numpy took ~440);
+and the observation's common part in one call.
 
 A mid-game turn costs 20-50 us here where the numpy formulas before spent ~0.6 ms in fifty small array calls.
 `movegen.py`, `rules.py` and `offer.py` say what is computed and in which order, and build every table these
@@ -19,7 +21,7 @@ import numba
 import numpy as np
 
 from tabletop.envs.kings_cribbage.scoring import FIRST_MOVE_BONUS, MAX_HAND
-from tabletop.envs.kings_cribbage.tiles import RACK_SIZE
+from tabletop.envs.kings_cribbage.tiles import NUM_FACES, RACK_SIZE
 
 NO_TILES = 2  # colour state of no tiles, besides light 0, dark 1 and mixed -1
 MIXED_COLUMN = 2  # the mixed state's column in tables by [light, dark, mixed]
@@ -31,10 +33,10 @@ CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
 
 @numba.njit(cache=True)
 def _lines(values: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(value, dark) along the 2n lines."""
+    """(value, dark) along the 2n lines (bytes, as the board: every stage reads them, often)."""
     n = values.shape[0]
-    value = np.empty((2 * n, n), dtype=np.int64)
-    dark = np.empty((2 * n, n), dtype=np.int64)
+    value = np.empty((2 * n, n), dtype=np.int8)
+    dark = np.empty((2 * n, n), dtype=np.int8)
     for r in range(n):
         for c in range(n):
             value[r, c] = value[n + c, r] = values[r, c]
@@ -92,16 +94,38 @@ def _touches_across(value, line: int, p: int) -> bool:
 
 
 @numba.njit(cache=True)
+def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
+    """Per line, the first and last position holding a tile on it or on a neighbouring line of the same
+    direction ((n, -1) where none): a window that holds or touches a tile lies across that span."""
+    lines, n = value.shape
+    own_lo, own_hi = np.full(lines, n, dtype=np.int64), np.full(lines, -1, dtype=np.int64)
+    for line in range(lines):
+        for p in range(n):
+            if value[line, p]:
+                own_lo[line], own_hi[line] = min(own_lo[line], p), p
+    lo, hi = own_lo.copy(), own_hi.copy()
+    for line in range(lines):
+        first = 0 if line < n else n
+        for other in (line - 1, line + 1):
+            if first <= other < first + n:
+                lo[line], hi[line] = min(lo[line], own_lo[other]), max(hi[line], own_hi[other])
+    return lo, hi
+
+
+@numba.njit(cache=True)
 def _windows(value, dark, tile_key, prime, most: int, first: bool) -> np.ndarray:
     """Candidate windows as rows (line, start, length, board tiles' key, their colour state, empty cells, their
     order key), in line, start, length order: 2..`most` empty cells, on the board, the cells just outside
-    empty, and after the first move holding or touching a board tile. The order key, the product of a prime
-    per board tile (`prime`, by value), is what the players' order compares first."""
+    empty, and after the first move holding or touching a board tile (so only windows across a line's tile
+    span are looked at). The order key, the product of a prime per board tile (`prime`, by value), is what the
+    players' order compares first."""
     lines, n = value.shape
+    lo, hi = _tile_spans(value)
     found = np.empty((lines * n * MAX_HAND, 7), dtype=np.int64)
     count = 0
     for line in range(lines):
-        for start in range(n):
+        starts = range(n) if first else range(max(0, lo[line] - MAX_HAND + 1), hi[line] + 1)
+        for start in starts:
             if start > 0 and value[line, start - 1]:
                 continue
             tiles = key = lights = 0
@@ -204,12 +228,24 @@ def _group_code(window, n: int) -> int:
 
 @numba.njit(cache=True)
 def _pairs(
-    windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus, first: bool
+    windows,
+    rows,
+    accepts,
+    n,
+    combos_of,
+    combo_key,
+    combo_state,
+    combo_bits,
+    hand_table,
+    window_bonus,
+    first: bool,
+    ordered: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every window with every rack combo of its number of empty cells that makes a valid main hand and whose
-    faces each empty cell accepts across: (window, combo, points of the main hand with its bonuses), and per
-    tile-count class (columns * 8 + empty cells) the smallest group code among the windows with a valid main
-    hand, which orders the classes for the players."""
+    faces each empty cell accepts across: (window, combo, points of the main hand with its bonuses), and where
+    `ordered`, per tile-count class (columns * 8 + empty cells) the smallest group code among the windows with
+    a valid main hand, which orders the classes for the players. The hand table is large (2.8 MB) and a lookup
+    likely a cache miss, so a hand is looked up only where the pair or the class order needs it."""
     bound = 0
     for w in range(len(windows)):
         bound += combos_of[windows[w, EMPTIES] + 1] - combos_of[windows[w, EMPTIES]]
@@ -226,9 +262,11 @@ def _pairs(
         for c in range(combos_of[empties], combos_of[empties + 1]):
             fits = True
             for i in range(empties):
-                fits &= (accepts[rows[w, i]] & combo_bits[c]) != 0
-            if not fits and class_first[count_class] <= code:
-                continue  # (the hand is looked up only where the pair or the class order needs it)
+                if not accepts[rows[w, i]] & combo_bits[c]:
+                    fits = False
+                    break
+            if not fits and (not ordered or class_first[count_class] <= code):
+                continue
             hand = hand_table[key + combo_key[c]]
             if hand < 0:
                 continue
@@ -268,23 +306,34 @@ def _emit(actions, lengths, points, m: int, faces, cells, row: int, size: int, s
 
 
 @numba.njit(cache=True)
-def _opening(
-    value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table, window_bonus
+def opening_orderings(
+    rack_size,
+    template_faces,
+    start,
+    count,
+    orderings,
+    combos_of,
+    label,
+    hand_table,
+    window_bonus,
+    face_key,
+    face_colour,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The first move, unordered: where a combo lies does not change its points, so each valid ordering of the
-    rack's combos of L tiles is laid on every line of L cells (rows, then columns, by line and start)."""
-    n = value.shape[1]
+    """The first move's valid orderings of the rack's combos, once each, by size, combo and ordering: (faces
+    [orderings, MAX_HAND] with -1 after the last, sizes, points). Where a combo lies does not change its points,
+    so the opening's moves are each of these laid on every line of its size (`opening_moves`). The arguments
+    are `generate_moves`'."""
+    combo_key, combo_state, _ = _combo_facts(template_faces, label, face_key, face_colour)
+    most = min(MAX_HAND, rack_size)
     total = 0
     for size in range(2, most + 1):
         for c in range(combos_of[size], combos_of[size + 1]):
             if hand_table[combo_key[c]] >= 0:
-                total += count[c] * 2 * n * (n - size + 1)
-    actions = np.empty((total, MAX_HAND), dtype=np.int64)
-    lengths = np.empty(total, dtype=np.int64)
+                total += count[c]
+    faces = np.full((total, MAX_HAND), -1, dtype=np.int64)
+    sizes = np.empty(total, dtype=np.int64)
     points = np.empty(total, dtype=np.int64)
-    faces = np.empty(MAX_HAND, dtype=np.int64)
-    cells = np.empty((1, MAX_HAND), dtype=np.int64)
-    m = 0
+    t = 0
     for size in range(2, most + 1):
         window_code = NO_TILES + 1 + (4 + 8) * (size == MAX_HAND)
         for c in range(combos_of[size], combos_of[size + 1]):
@@ -294,14 +343,79 @@ def _opening(
             score = hand + window_bonus[window_code, combo_state[c]] + FIRST_MOVE_BONUS
             for r in range(start[c], start[c] + count[c]):
                 for i in range(size):
-                    faces[i] = label[orderings[r, i]]
-                for column in range(2):
-                    for line in range(n):
-                        for first in range(n - size + 1):
-                            for i in range(size):
-                                cells[0, i] = (first + i) * n + line if column else line * n + first + i
-                            m = _emit(actions, lengths, points, m, faces, cells, 0, size, score, n * n)
-    return actions, lengths, points
+                    faces[t, i] = label[orderings[r, i]]
+                sizes[t], points[t] = size, score
+                t += 1
+    return faces, sizes, points
+
+
+@numba.njit(cache=True)
+def opening_moves(faces, sizes, points, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The opening's moves, unordered: each ordering (`opening_orderings`) on every line of its size, rows
+    then columns, by line and start."""
+    total = 0
+    for t in range(len(sizes)):
+        total += 2 * n * (n - sizes[t] + 1)
+    actions = np.empty((total, MAX_HAND), dtype=np.int64)
+    lengths = np.empty(total, dtype=np.int64)
+    move_points = np.empty(total, dtype=np.int64)
+    cells = np.empty((1, MAX_HAND), dtype=np.int64)
+    m = 0
+    for t in range(len(sizes)):
+        size = sizes[t]
+        for column in range(2):
+            for line in range(n):
+                for first in range(n - size + 1):
+                    for i in range(size):
+                        cells[0, i] = (first + i) * n + line if column else line * n + first + i
+                    m = _emit(actions, lengths, move_points, m, faces[t], cells, 0, size, points[t], n * n)
+    return actions, lengths, move_points
+
+
+@numba.njit(cache=True)
+def opening_mask(mask, faces, sizes, n: int) -> None:
+    """Into the zeroed `mask`: the opening's first place actions, read from its orderings (`opening_moves`
+    need not be built). A face begins a move at a cell where its shortest ordering fits rightwards or
+    downwards."""
+    shortest = np.full(NUM_FACES, n + 1, dtype=np.int64)
+    for t in range(len(sizes)):
+        shortest[faces[t, 0]] = min(shortest[faces[t, 0]], sizes[t])
+    for face in range(len(shortest)):
+        size = shortest[face]
+        for r in range(n):
+            for c in range(n):
+                if c + size <= n or r + size <= n:
+                    mask[face * n * n + r * n + c] = 1
+
+
+@numba.njit(cache=True)
+def opening_narrow(faces, sizes, points, n: int, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`narrow(*opening_moves(...), 0, action)` without building the opening's moves: the orderings that
+    begin with the action's face, laid rightwards then downwards from its cell where they fit."""
+    face, cell = action // (n * n), action % (n * n)
+    r, c = cell // n, cell % n
+    total = 0
+    for t in range(len(sizes)):
+        if faces[t, 0] == face:
+            total += (c + sizes[t] <= n) + (r + sizes[t] <= n)
+    actions = np.empty((total, MAX_HAND), dtype=np.int64)
+    lengths = np.empty(total, dtype=np.int64)
+    move_points = np.empty(total, dtype=np.int64)
+    cells = np.empty((1, MAX_HAND), dtype=np.int64)
+    m = 0
+    for t in range(len(sizes)):
+        size = sizes[t]
+        if faces[t, 0] != face:
+            continue
+        if c + size <= n:
+            for i in range(size):
+                cells[0, i] = cell + i
+            m = _emit(actions, lengths, move_points, m, faces[t], cells, 0, size, points[t], n * n)
+        if r + size <= n:
+            for i in range(size):
+                cells[0, i] = cell + i * n
+            m = _emit(actions, lengths, move_points, m, faces[t], cells, 0, size, points[t], n * n)
+    return actions, lengths, move_points
 
 
 @numba.njit(cache=True)
@@ -325,7 +439,8 @@ def generate_moves(
     face_key,
     face_colour,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents.
+    """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents; the
+    first move only in the players' order (unordered, it is `opening_moves`).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
     (rack.py); the tables: movegen.py's."""
@@ -334,16 +449,23 @@ def generate_moves(
     first = not value.any()
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
-    if first and not ordered:
-        return _opening(
-            value, most, combos_of, combo_key, combo_state, start, count, orderings, label, hand_table, window_bonus
-        )
     across = _across_rows(value, dark, tile_key, across_keys, len(across_points) - 1)
     windows = _windows(value, dark, tile_key, prime, most, first)
     gain_row, gains, accepts = _cross_gains(across, across_points, label)
     cells, rows = _window_cells(windows, value, gain_row)
     pair_window, pair_combo, pair_points, class_first = _pairs(
-        windows, rows, accepts, n, combos_of, combo_key, combo_state, combo_bits, hand_table, window_bonus, first
+        windows,
+        rows,
+        accepts,
+        n,
+        combos_of,
+        combo_key,
+        combo_state,
+        combo_bits,
+        hand_table,
+        window_bonus,
+        first,
+        ordered,
     )
     if ordered:
         order = _players_order(windows, pair_window, class_first, n)
@@ -581,3 +703,34 @@ def own_tiles(obs, rack, pending, marked, faces, at, cells: int, quarter: float,
     if mover:
         for kind in marked:
             obs[chosen0 + kind] += quarter
+
+
+@numba.njit(cache=True)
+def encode_table(
+    obs,
+    values,
+    colours,
+    rank_at,
+    colour_at,
+    own,
+    rack_size,
+    pending_size,
+    faces,
+    own_at,
+    cells,
+    quarter,
+    mover,
+    counts,
+    counts_at,
+    scales,
+) -> int:
+    """What every observation holds, into the zeroed `obs` in one call (an encoding runs at every step): the
+    board planes (`board_planes`), the seat's own tiles (`own_tiles`; `own` is its rack, then the pending
+    move's place actions, then the kinds chosen for the exchange) and the seats' counts (scores, rack sizes,
+    bag sizes) over their `scales` at `counts_at`. Returns how many tiles lie on the board."""
+    tiles = board_planes(obs, values, colours, rank_at, colour_at)
+    marked = rack_size + pending_size
+    own_tiles(obs, own[:rack_size], own[rack_size:marked], own[marked:], faces, own_at, cells, quarter, mover)
+    for i in range(len(counts)):
+        obs[counts_at + i] = counts[i] / scales[i]
+    return tiles

@@ -10,7 +10,7 @@ of the combo's faces across are dropped (one bit test per cell); the rest are ex
 the combo and checked against the hands across each empty cell, read from a table built once at import
 (by the tiles beside the cell, their colours and the face laid). One-tile moves have no direction and are
 read cell by cell from the same cross-hand table. On the empty board a combo scores the same on every line,
-so the opening lays each valid ordering on every line at once. The loops over lines, windows, combos and
+so the opening is each valid ordering laid on every line, kept as the orderings (`Opening`) until read whole. The loops over lines, windows, combos and
 orderings are compiled (kernels.py): on boards and racks this small a numpy call costs more than the work it
 does, so a mid-game turn in numpy was fifty small calls and ~0.6 ms, in the kernel 20-50 us. This module
 builds the tables the kernel reads, once at import.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -62,6 +63,56 @@ class MoveSet:
 
     def __len__(self) -> int:
         return len(self.lengths)
+
+    def narrow(self, depth: int, action: int) -> MoveSet:
+        """The moves whose place action at `depth` is `action`, in their order."""
+        return MoveSet(*kernels.narrow(self.actions, self.lengths, self.points, depth, action))
+
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
+        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete."""
+        kernels.place_mask(mask, self.actions, self.lengths, depth, commit)
+
+
+class Opening:
+    """The unordered moves of the first turn, kept as the rack's valid orderings: each ordering laid on every
+    line is a move (35-42k on the 13x13 board, ~1.2 ms to write out, most of a random game's move generation).
+    A tiles-mode turn never reads them whole: its first mask and its narrowing to a first tile read the
+    orderings. Anything that reads `actions`, `lengths` or `points` gets the moves written out once, exactly as
+    `kernels.opening_moves` lists them."""
+
+    def __init__(self, faces: np.ndarray, sizes: np.ndarray, points: np.ndarray, board_size: int) -> None:
+        self.faces, self.sizes, self.ordering_points, self.board_size = faces, sizes, points, board_size
+        self._count = int((2 * board_size * (board_size - sizes + 1)).sum())
+
+    def __len__(self) -> int:
+        return self._count
+
+    @cached_property
+    def _moves(self) -> MoveSet:
+        return MoveSet(*kernels.opening_moves(self.faces, self.sizes, self.ordering_points, self.board_size))
+
+    @property
+    def actions(self) -> np.ndarray:
+        return self._moves.actions
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self._moves.lengths
+
+    @property
+    def points(self) -> np.ndarray:
+        return self._moves.points
+
+    def narrow(self, depth: int, action: int) -> MoveSet:
+        if depth:
+            return self._moves.narrow(depth, action)
+        return MoveSet(*kernels.opening_narrow(self.faces, self.sizes, self.ordering_points, self.board_size, action))
+
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
+        if depth:
+            self._moves.mark(mask, depth, commit)
+        else:
+            kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
 
 
 EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
@@ -114,22 +165,27 @@ def _across_table() -> tuple[np.ndarray, np.ndarray]:
 ACROSS_KEYS, ACROSS_POINTS = _across_table()
 
 
-def generate_moves(values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool = True) -> MoveSet:
+def generate_moves(
+    values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool = True
+) -> MoveSet | Opening:
     """Every legal move for a player holding `rack` (tile kinds) on this board (values 0 = empty); `ordered`:
-    in the players' order (see the module's docstring), else in whatever order is cheapest."""
+    in the players' order (see the module's docstring), else in whatever order is cheapest (on the empty
+    board an `Opening`, which writes its moves out only when they are read whole)."""
     if not len(rack):
         return EMPTY_MOVES
+    values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(tuple(sorted(map(int, rack))))
+    rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
+    if not ordered and not np.count_nonzero(values):
+        return Opening(
+            *kernels.opening_orderings(*rack_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR),
+            values.shape[0],
+        )
     return MoveSet(
         *kernels.generate_moves(
-            np.asarray(values),
-            np.asarray(colours),
-            len(rack),
-            template.faces,
-            template.start,
-            template.count,
-            template.orderings,
-            template.combos_of,
+            values,
+            colours,
+            *rack_args,
             label,
             ordered,
             TILE_KEYS,

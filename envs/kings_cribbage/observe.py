@@ -6,8 +6,8 @@ show committed tiles and the tiles of the move being built (marked in `pending`)
 are left out, and the mover's offered moves and exchanges come instead, one row each.
 
 `encode` runs at every step, so it writes by flat index into the vector instead of through named blocks, the
-board planes and the seat's own tiles in one kernel pass each (`kernels.board_planes`, `kernels.own_tiles`;
-the numpy encoding they replaced is the oracle tests/oracles/kings_cribbage_observe.py).
+board planes, the seat's own tiles and the seats' counts in one kernel call (`kernels.encode_table`; the
+numpy encoding it replaced is the oracle tests/oracles/kings_cribbage_observe.py).
 """
 
 from __future__ import annotations
@@ -164,7 +164,8 @@ class KingsCribbageObserver:
         self._colour_at = at["board_colour"] + np.arange(2) * cells
         # scores, rack sizes and bag sizes lie side by side: one division by their scales (in float32, as before)
         assert at["rack_sizes"] == at["scores"] + n and at["bag_sizes"] == at["rack_sizes"] + n
-        self._counts = slice(at["scores"], at["scores"] + 3 * n)
+        self._counts_at = at["scores"]
+        self._orders = [[(player + i) % n for i in range(n)] for player in range(n)]  # seats from `player` on
         own = ("board_rank", "board_colour", "pending", "rack", "exchange_chosen")  # -1: not in moves mode
         self._own_at = np.array([at.get(name, -1) for name in own], dtype=np.int64)
         self._scales = np.repeat(np.array([100.0, RACK_SIZE, NUM_TILES], dtype=np.float32), n)
@@ -175,23 +176,28 @@ class KingsCribbageObserver:
         obs = self.layout.zeros() if out is None else out
         if out is not None:
             obs.fill(0)  # what follows writes only the nonzero entries
-        order = [(player + i) % n for i in range(n)]
-        tiles = kernels.board_planes(obs, state.values, state.colours, self._rank_at, self._colour_at)
-        mover = state.current_player
-        kernels.own_tiles(  # tiles mode: the move being built and the exchange being chosen too
+        order = self._orders[player]
+        rack, mover = state.racks[player], state.current_player
+        counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
+        counts += [len(state.bags[g.bag_of[s]]) for s in order]
+        tiles = kernels.encode_table(  # tiles mode: the move being built and the exchange being chosen too
             obs,
-            np.array(state.racks[player], dtype=np.int64),
-            np.array(state.pending, dtype=np.int64),
-            np.array(state.marked, dtype=np.int64),
+            state.values,
+            state.colours,
+            self._rank_at,
+            self._colour_at,
+            np.array(rack + state.pending + state.marked, dtype=np.int64),
+            len(rack),
+            len(state.pending),
             _FACES,
             self._own_at,
             cells,
             _QUARTER,
             player == mover,
+            np.array(counts, dtype=np.float32),
+            self._counts_at,
+            self._scales,
         )
-        counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
-        counts += [len(state.bags[g.bag_of[s]]) for s in order]
-        obs[self._counts] = np.array(counts, dtype=np.float32) / self._scales
         if mover >= 0:
             obs[at["to_move"] + (mover - player) % n] = 1
         if mover >= 0 and (player == mover or self.omniscient):

@@ -20,9 +20,9 @@ from tabletop.envs.core import (
 )
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
-from tabletop.envs.kings_cribbage import kernels, movegen, saved
+from tabletop.envs.kings_cribbage import movegen, saved
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
-from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
+from tabletop.envs.kings_cribbage.movegen import MoveSet, Opening, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
@@ -173,7 +173,7 @@ class KingsCribbageState(BaseState):
         self.terminal = False
         self.pending: list[int] = []  # place actions of the move being built
         self.marked: list[int] = []  # kinds chosen for the exchange
-        self.moves: MoveSet | None = None
+        self.moves: MoveSet | Opening | None = None
         self.alive = movegen.EMPTY_MOVES  # tiles mode: the moves that extend `pending`
         self.offered = movegen.EMPTY_MOVES  # moves mode: the moves this turn offers, in slot order
         # whether later turns list `moves` in the players' order (what a heuristic generates from the view, so
@@ -211,8 +211,7 @@ class KingsCribbageState(BaseState):
             else:
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
         elif action < g.commit_action:
-            alive = self.alive
-            self.alive = MoveSet(*kernels.narrow(alive.actions, alive.lengths, alive.points, len(self.pending), action))
+            self.alive = self.alive.narrow(len(self.pending), action)
             self.pending.append(action)
         elif action == g.commit_action:
             self._commit()
@@ -233,7 +232,7 @@ class KingsCribbageState(BaseState):
         if not len(self.moves) and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
-    def moves_for(self, seat: int) -> MoveSet:
+    def moves_for(self, seat: int) -> MoveSet | Opening:
         """`seat`'s legal moves, in the cheapest order, or in the players' order where `players_order` is set."""
         return generate_moves(self.values, self.colours, self.racks[seat], ordered=self.players_order)
 
@@ -327,7 +326,7 @@ class KingsCribbageState(BaseState):
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
         if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
-            kernels.place_mask(mask, self.alive.actions, self.alive.lengths, len(self.pending), g.commit_action)
+            self.alive.mark(mask, len(self.pending), g.commit_action)
             return mask
         mask[g.exchange_action] = 1
         rack = self.racks[self.current]

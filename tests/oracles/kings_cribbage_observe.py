@@ -42,7 +42,7 @@ class OracleObserver(KingsCribbageObserver):
                 obs[at["exchange_chosen"] + kind] += _QUARTER
         counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
         counts += [len(state.bags[g.bag_of[s]]) for s in order]
-        obs[self._counts] = np.array(counts, dtype=np.float32) / self._scales
+        obs[at["scores"] : at["scores"] + 3 * n] = np.array(counts, dtype=np.float32) / self._scales
         if mover >= 0:
             obs[at["to_move"] + (mover - player) % n] = 1
         if mover >= 0 and (player == mover or self.omniscient):
