@@ -3,7 +3,9 @@ players"): chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST +
 OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes only those under way. `--jobs N`
 plays N chunks at a time, one process each (a core each: the games are one-threaded). At the end (or
 alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in order, with
-the Wilson 95% interval (draws count as no win, as in `tabletop tournament`).
+the Wilson 95% interval (draws count as no win, as in `tabletop tournament`). `--csv FILE` also writes each
+finished chunk's seed and W-D-L there: the chunk files live in a git-ignored run folder and die with the
+machine, so the headline runs' records are committed under docs/records/.
 
     python scripts/chunked_tournament.py cromlet_v0 search:sims=64 blocker --first 5000030 --chunk 20 \\
         --chunks 49 --out runs/search --name cr_blocker --jobs 2
@@ -46,13 +48,18 @@ def run_chunks(args: argparse.Namespace) -> None:
     pool.shutdown()
 
 
-def total(out: Path, name: str) -> str:
-    """The pair row of every finished chunk summed: games, W-D-L, win rate and interval."""
+def total(out: Path, name: str, csv: Path | None = None) -> str:
+    """The pair row of every finished chunk summed: games, W-D-L, win rate and interval; each chunk's row
+    written to `csv` if given."""
     wins = draws = losses = chunks = 0
+    rows = ["seed,games,wins,draws,losses"]
     for path in sorted(out.glob(f"{name}.*.txt"), key=lambda p: int(p.suffixes[-2][1:])):
         row = path.read_text().strip().splitlines()[-1].split()  # ... games wins draws losses rate [lo, hi]
         w, d, lose = (int(x) for x in row[-6:-3])
         wins, draws, losses, chunks = wins + w, draws + d, losses + lose, chunks + 1
+        rows.append(f"{path.suffixes[-2][1:]},{w + d + lose},{w},{d},{lose}")
+    if csv:
+        csv.write_text("\n".join(rows) + "\n")
     games = wins + draws + losses
     if not games:
         return f"no finished chunks named {name} in {out}"
@@ -72,13 +79,14 @@ def main() -> None:
     parser.add_argument("--name", required=True, help="file names NAME.SEED.txt")
     parser.add_argument("--sum", action="store_true", help="only add up the finished chunks")
     parser.add_argument("--jobs", type=int, default=1, help="chunks played at a time (default: 1)")
+    parser.add_argument("--csv", type=Path, help="also write each finished chunk's seed and W-D-L here")
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if not args.sum:
         args.out.mkdir(parents=True, exist_ok=True)
         run_chunks(args)
-    print(total(args.out, args.name))
+    print(total(args.out, args.name, args.csv))
 
 
 if __name__ == "__main__":
