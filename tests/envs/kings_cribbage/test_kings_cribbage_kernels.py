@@ -4,7 +4,8 @@ player count, the same offered moves, and the same sub-step narrowing and masks.
 
 The rack templates (every combo of a rack and its orderings) are compared with the numpy code they replaced
 on as many random racks of 0-5 tiles. A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
-the offer made from them at several limits. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
+the offer made from them at several limits. The sub-steps are checked along whole games, the opening's (kept as
+orderings, `movegen.Opening`) against its moves written out. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
 large differential check (docs/kings_cribbage.md, Speed, records its last run).
 """
 
@@ -96,7 +97,7 @@ def test_moves_and_offers_match_the_numpy_code_on_random_positions():
 def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
     game = KingsCribbageGame(**config)
     checked = 0
-    for seed in range(6):
+    for seed in range(max(6, POSITIONS // 100)):  # CI: 6 games; the large check: 1,000
         rng = np.random.default_rng(seed)
         state = game.new_initial_state(rng)
         while not state.is_terminal():
