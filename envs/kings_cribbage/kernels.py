@@ -527,6 +527,16 @@ def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarra
 
 
 @numba.njit(cache=True)
+def complete_points(lengths, points, depth: int) -> int:
+    """The points of the move that the `depth` pending tiles complete (moves are distinct sets of place actions,
+    so at most one has that length among the moves extending them), or -1 where none does."""
+    for k in range(len(lengths)):
+        if lengths[k] == depth:
+            return points[k]
+    return -1
+
+
+@numba.njit(cache=True)
 def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
     """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete."""
     for k in range(len(lengths)):

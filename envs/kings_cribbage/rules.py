@@ -20,7 +20,7 @@ from tabletop.envs.core import (
 )
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
-from tabletop.envs.kings_cribbage import movegen, saved
+from tabletop.envs.kings_cribbage import kernels, movegen, saved
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
 from tabletop.envs.kings_cribbage.movegen import MoveSet, Opening, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
@@ -362,8 +362,8 @@ class KingsCribbageState(BaseState):
         """Points the pending tiles would score if committed now, or None if they are not a legal move."""
         if self.moves is None or not self.pending:
             return None
-        done = self.alive.points[self.alive.lengths == len(self.pending)]
-        return int(done[0]) if len(done) else None
+        points = kernels.complete_points(self.alive.lengths, self.alive.points, len(self.pending))
+        return None if points < 0 else points
 
     # --- words ------------------------------------------------------------------------------------
     def _describe(self, action: int) -> str:
