@@ -10,10 +10,10 @@ of the combo's faces across are dropped (one bit test per cell); the rest are ex
 the combo and checked against the hands across each empty cell, read from a table built once at import
 (by the tiles beside the cell, their colours and the face laid). One-tile moves have no direction and are
 read cell by cell from the same cross-hand table. On the empty board a combo scores the same on every line,
-so the opening is each valid ordering laid on every line, kept as the orderings (`Opening`) until read whole. The loops over lines, windows, combos and
-orderings are compiled (kernels.py): on boards and racks this small a numpy call costs more than the work it
-does, so a mid-game turn in numpy was fifty small calls and ~0.6 ms, in the kernel 20-50 us. This module
-builds the tables the kernel reads, once at import.
+so the opening is each valid ordering laid on every line, kept as the orderings (`Opening`) until read
+whole. The loops over lines, windows, combos and orderings are compiled (kernels.py): on boards and racks
+this small a numpy call costs more than the work it does, so a mid-game turn in numpy was fifty small calls
+and ~0.6 ms, in the kernel 20-50 us. This module builds the tables the kernel reads, once at import.
 
 A move is a sequence of place actions `face * cells + cell` in increasing cell order: one move, one sequence.
 The rules need only the set of moves. `ordered=True` (what players get) lists them rows before columns, then
@@ -104,11 +104,13 @@ class Opening:
         return self._moves.points
 
     def narrow(self, depth: int, action: int) -> MoveSet:
+        """`MoveSet.narrow`: at depth 0 from the orderings, deeper from the moves written out."""
         if depth:
             return self._moves.narrow(depth, action)
         return MoveSet(*kernels.opening_narrow(self.faces, self.sizes, self.ordering_points, self.board_size, action))
 
     def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
+        """`MoveSet.mark`: at depth 0 from the orderings, deeper from the moves written out."""
         if depth:
             self._moves.mark(mask, depth, commit)
         else:
