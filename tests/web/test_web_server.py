@@ -108,7 +108,10 @@ def test_a_page_is_its_links_seat_whatever_its_url_or_messages_say(site):
 
 def test_the_spectator_watches_pauses_and_saves_while_seats_save_only_at_the_end(site):
     base, lobby = site
-    watched = new_table(base, game="kings_cribbage_v0", args={"board_size": 7}, seats=["greedy", "random"], seed=2)
+    # a slow pace (5 s a move) until paused: at pace 0 a loaded machine could end the game before the pause came
+    watched = new_table(
+        base, game="kings_cribbage_v0", args={"board_size": 7}, seats=["greedy", "random"], seed=2, pace_ms=5_000
+    )
     with socket(base, watched["link"]) as ws:
         assert receive(ws)["viewer"] is None
         first = receive(ws)
@@ -119,6 +122,7 @@ def test_the_spectator_watches_pauses_and_saves_while_seats_save_only_at_the_end
         paused = receive(ws, lambda m: m["type"] == "frame" and m["paused"])
         ws.send(json.dumps({"type": "advance"}))
         assert receive(ws, lambda m: m["type"] == "frame" and m["step"] > paused["step"])["paused"]
+        ws.send(json.dumps({"type": "pace", "ms": 0}))
         ws.send(json.dumps({"type": "pause", "paused": False}))
         over = receive(ws, lambda m: m["type"] == "frame" and m["over"])
         ws.send(json.dumps({"type": "review", "step": 3}))
