@@ -295,6 +295,12 @@ def _players_order(windows, pair_window, class_first, n: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, inline="always")
+def _move_rows(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Room for `count` moves: (actions, lengths, points), as a `MoveSet` holds them."""
+    return np.empty((count, MAX_HAND), dtype=np.int64), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+
+
+@numba.njit(cache=True, inline="always")
 def _emit(actions, lengths, points, m: int, faces, cells, row: int, size: int, score: int, board_cells: int) -> int:
     """Write one move (its `size` faces on `cells[row]`) at row m; return the next row."""
     for i in range(size):
@@ -356,9 +362,7 @@ def opening_moves(faces, sizes, points, n: int) -> tuple[np.ndarray, np.ndarray,
     total = 0
     for t in range(len(sizes)):
         total += 2 * n * (n - sizes[t] + 1)
-    actions = np.empty((total, MAX_HAND), dtype=np.int64)
-    lengths = np.empty(total, dtype=np.int64)
-    move_points = np.empty(total, dtype=np.int64)
+    actions, lengths, move_points = _move_rows(total)
     cells = np.empty((1, MAX_HAND), dtype=np.int64)
     m = 0
     for t in range(len(sizes)):
@@ -398,9 +402,7 @@ def opening_narrow(faces, sizes, points, n: int, action: int) -> tuple[np.ndarra
     for t in range(len(sizes)):
         if faces[t, 0] == face:
             total += (c + sizes[t] <= n) + (r + sizes[t] <= n)
-    actions = np.empty((total, MAX_HAND), dtype=np.int64)
-    lengths = np.empty(total, dtype=np.int64)
-    move_points = np.empty(total, dtype=np.int64)
+    actions, lengths, move_points = _move_rows(total)
     cells = np.empty((1, MAX_HAND), dtype=np.int64)
     m = 0
     for t in range(len(sizes)):
@@ -474,9 +476,7 @@ def generate_moves(
     bound = 0 if first else n * n * faces_held
     for k in range(len(pair_combo)):
         bound += count[pair_combo[k]]
-    actions = np.empty((bound, MAX_HAND), dtype=np.int64)
-    lengths = np.empty(bound, dtype=np.int64)
-    points = np.empty(bound, dtype=np.int64)
+    actions, lengths, points = _move_rows(bound)
     faces = np.empty(MAX_HAND, dtype=np.int64)
     m = 0
     for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
@@ -514,9 +514,7 @@ def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarra
     keep = 0
     for k in range(len(lengths)):
         keep += actions[k, depth] == action
-    kept_actions = np.empty((keep, MAX_HAND), dtype=np.int64)
-    kept_lengths = np.empty(keep, dtype=np.int64)
-    kept_points = np.empty(keep, dtype=np.int64)
+    kept_actions, kept_lengths, kept_points = _move_rows(keep)
     m = 0
     for k in range(len(lengths)):
         if actions[k, depth] == action:

@@ -180,13 +180,13 @@ class KingsCribbageObserver:
         rack, mover = state.racks[player], state.current_player
         counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
         counts += [len(state.bags[g.bag_of[s]]) for s in order]
-        tiles = kernels.encode_table(  # tiles mode: the move being built and the exchange being chosen too
+        tiles = kernels.encode_table(
             obs,
             state.values,
             state.colours,
             self._rank_at,
             self._colour_at,
-            np.array(rack + state.pending + state.marked, dtype=np.int64),
+            np.array(rack + state.pending + state.marked, dtype=np.int64),  # tiles mode: pending and marked too
             len(rack),
             len(state.pending),
             _FACES,
