@@ -6,14 +6,13 @@ alternating, by CPU time (docs/speed.md: the encoders and Kings Cribbage's rack 
 - KRZ GRTN's and Kings Cribbage's encoders against `OracleObserver` (the encoders they replaced), on the
   positions of seeded random games, best of 7 passes each;
 - Kings Cribbage's engine alone (`engine_play`, as `tabletop bench` drives it) with the rack templates built by
-  the numpy oracle against the kernel, both template caches emptied before every 10 games (a fresh process);
+  the numpy oracle against the kernel, the template cache emptied before every 10 games (a fresh process);
 - Cromlet's heuristics (`act`) against their one-action-at-a-time Python (docs/speed.md: Cromlet's heuristics
   in one compiled loop), best of 7 passes over the positions of seeded random games.
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 import time
 from pathlib import Path
@@ -80,15 +79,14 @@ def heuristics(name: str, games: int = 20) -> None:
 
 def templates(rounds: int = 4, games: int = 10) -> None:
     spec, kernel_builder = EnvSpec("kings_cribbage_v0"), rack._template
-    builders = {"numpy templates (replaced)": functools.cache(numpy_template), "kernel templates (now)": kernel_builder}
+    builders = {"numpy templates (replaced)": numpy_template, "kernel templates (now)": kernel_builder}
     engine_play(spec, 1, 999)  # kernels loaded
     totals = {name: [0, 0.0] for name in builders}
     try:
         for r in range(rounds):
             for name, builder in builders.items():
                 rack._template = builder
-                builder.cache_clear()
-                rack.rack_template.cache_clear()
+                rack._TEMPLATES.clear()
                 start = time.process_time()
                 totals[name][0] += engine_play(spec, games, 100 * r).steps
                 totals[name][1] += time.process_time() - start

@@ -613,6 +613,35 @@ def offer_slots(leave, limit: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def rack_pattern(rack, kind_faces) -> tuple[int, np.ndarray]:
+    """(pattern code, label) of a rack of kinds (any order): `label` its distinct faces sorted, then -1; the code
+    equal exactly for racks whose sorted tiles offer the same choices among those faces (rack.py's
+    `rack_options`): per tile, 1 + its first face's index + 11 * (1 + its second's, or 0), in base 121, the
+    first tile lowest (every digit is at least 1, so racks of fewer tiles get codes of their own)."""
+    kinds = np.sort(rack)
+    faces = np.empty(2 * len(kinds) + 1, dtype=np.int64)
+    held = 0
+    for i in range(len(kinds)):
+        if i == 0 or kinds[i] != kinds[i - 1]:
+            for j in range(2):
+                if kind_faces[kinds[i], j] >= 0:
+                    faces[held] = kind_faces[kinds[i], j]
+                    held += 1
+    faces[:held].sort()
+    faces[held] = -1
+    code = 0
+    for i in range(len(kinds) - 1, -1, -1):
+        digit, weight = 0, 1
+        for j in range(2):
+            face = kind_faces[kinds[i], j]
+            if face >= 0:
+                digit += weight * (1 + np.searchsorted(faces[:held], face))
+            weight *= 11
+        code = code * 121 + digit
+    return code, faces[: held + 1]
+
+
+@numba.njit(cache=True)
 def rack_combos(options, choices, order_rows, order_start, order_count, pad: int, least: int) -> tuple[np.ndarray, ...]:
     """A rack template's arrays (rack.py's `Template`: faces, size, start, count, orderings, combos_of) from
     each tile's options (`options[i]`: `pad` for absent, then its face indices, -1 after them) and every choice
@@ -720,7 +749,7 @@ def encode_table(
     colours,
     rank_at,
     colour_at,
-    own,
+    facts,
     rack_size,
     pending_size,
     faces,
@@ -728,17 +757,19 @@ def encode_table(
     cells,
     quarter,
     mover,
-    counts,
     counts_at,
     scales,
 ) -> int:
     """What every observation holds, into the zeroed `obs` in one call (an encoding runs at every step): the
-    board planes (`board_planes`), the seat's own tiles (`own_tiles`; `own` is its rack, then the pending
-    move's place actions, then the kinds chosen for the exchange) and the seats' counts (scores, rack sizes,
-    bag sizes) over their `scales` at `counts_at`. Returns how many tiles lie on the board."""
+    board planes (`board_planes`), the seat's own tiles (`own_tiles`) and the seats' counts (scores, rack sizes,
+    bag sizes) over their `scales` at `counts_at`. `facts` is the seat's rack, then the pending move's place
+    actions, then the kinds chosen for the exchange, then the counts (one array: one conversion from Python).
+    Returns how many tiles lie on the board."""
     tiles = board_planes(obs, values, colours, rank_at, colour_at)
-    marked = rack_size + pending_size
-    own_tiles(obs, own[:rack_size], own[rack_size:marked], own[marked:], faces, own_at, cells, quarter, mover)
-    for i in range(len(counts)):
-        obs[counts_at + i] = counts[i] / scales[i]
+    pending, counted = rack_size + pending_size, len(facts) - len(scales)
+    own_tiles(
+        obs, facts[:rack_size], facts[rack_size:pending], facts[pending:counted], faces, own_at, cells, quarter, mover
+    )
+    for i in range(len(scales)):
+        obs[counts_at + i] = np.float32(facts[counted + i]) / scales[i]
     return tiles

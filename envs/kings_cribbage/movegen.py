@@ -176,7 +176,7 @@ def generate_moves(
     if not len(rack):
         return EMPTY_MOVES
     values, colours = np.asarray(values), np.asarray(colours)
-    template, label = rack_template(tuple(sorted(map(int, rack))))
+    template, label = rack_template(rack)
     rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
     if not ordered and not np.count_nonzero(values):
         return Opening(

@@ -178,15 +178,16 @@ class KingsCribbageObserver:
             obs.fill(0)  # what follows writes only the nonzero entries
         order = self._orders[player]
         rack, mover = state.racks[player], state.current_player
-        counts = [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
-        counts += [len(state.bags[g.bag_of[s]]) for s in order]
+        facts = rack + state.pending + state.marked  # tiles mode: pending and marked too; then the seats' counts
+        facts += [state.score[s] for s in order] + [len(state.racks[s]) for s in order]
+        facts += [len(state.bags[g.bag_of[s]]) for s in order]
         tiles = kernels.encode_table(
             obs,
             state.values,
             state.colours,
             self._rank_at,
             self._colour_at,
-            np.array(rack + state.pending + state.marked, dtype=np.int64),  # tiles mode: pending and marked too
+            np.array(facts, dtype=np.int64),
             len(rack),
             len(state.pending),
             _FACES,
@@ -194,7 +195,6 @@ class KingsCribbageObserver:
             cells,
             _QUARTER,
             player == mover,
-            np.array(counts, dtype=np.float32),
             self._counts_at,
             self._scales,
         )

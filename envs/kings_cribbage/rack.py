@@ -3,14 +3,14 @@
 Combos are listed by size, then by their sorted faces (the order the move list follows). A combo's distinct
 orderings depend only on which of its sorted faces are equal (its *pattern*), so they are precomputed once
 per pattern as index rows into the sorted faces. Racks offering the same choices (which of their sorted
-distinct faces each tile may show) share a cached template; the move kernel relabels it with the rack's faces
-as it reads it.
+distinct faces each tile may show) share a template, built once per such *pattern*; the move kernel relabels
+it with the rack's faces as it reads it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from itertools import permutations, product
 
 import numpy as np
@@ -45,6 +45,8 @@ def _pattern_orderings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 _ORDER_ROWS, _ORDER_START, _ORDER_COUNT = _pattern_orderings()
+# per kind its faces, ascending, then -1 (what `kernels.rack_pattern` reads)
+KIND_FACES = np.array([faces + (-1,) * (2 - len(faces)) for faces in FACES_OF_KIND], dtype=np.int64)
 _CHOICES = {n: np.array(list(product(range(3), repeat=n)), dtype=np.int64) for n in range(MAX_HAND + 1)}
 
 
@@ -62,7 +64,6 @@ class Template:
     combos_of: np.ndarray
 
 
-@cache
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:
     """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces
     (built by `kernels.rack_combos`; the numpy formulas it replaced: tests/oracles/kings_cribbage_rack.py)."""
@@ -84,10 +85,16 @@ def rack_options(rack: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], tu
     return tuple(tuple(index[face] for face in faces_of) for faces_of in options), faces
 
 
-@lru_cache(maxsize=1 << 14)
-def rack_template(rack: tuple[int, ...]) -> tuple[Template, np.ndarray]:
-    """(template, label) of a rack of kinds (sorted tuple): the combos as indices into its sorted distinct faces,
-    shared by every rack whose tiles offer the same choices among them, and those faces (then -1, the padding).
-    A move kernel relabels them as it reads them; the cache spares the Python of the lookup on repeated racks."""
-    options, faces = rack_options(rack)
-    return _template(options), np.array(faces + (-1,), dtype=np.int64)
+_TEMPLATES: dict[int, Template] = {}  # by pattern code: a few thousand patterns at most, each built once
+
+
+def rack_template(rack: Sequence[int]) -> tuple[Template, np.ndarray]:
+    """(template, label) of a rack of kinds: the combos as indices into its sorted distinct faces, shared by every
+    rack whose tiles offer the same choices among them, and those faces (then -1, the padding). A move kernel
+    relabels them as it reads them. Racks seldom repeat (~142k of 5 tiles), so the pattern and the label come
+    from one kernel call (~2 us; `rack_options` in Python took ~7), and only a new pattern pays for Python."""
+    code, label = kernels.rack_pattern(np.array(rack, dtype=np.int64), KIND_FACES)
+    template = _TEMPLATES.get(code)
+    if template is None:
+        template = _TEMPLATES[code] = _template(rack_options(tuple(sorted(rack)))[0])
+    return template, label

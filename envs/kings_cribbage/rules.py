@@ -39,6 +39,10 @@ from tabletop.envs.kings_cribbage.tiles import (
     kind_rank,
 )
 
+# per face as Python ints: laying a move writes a few of them, and a numpy scalar costs more to read than a tuple's
+_FACE_VALUE, _FACE_COLOUR, _FACE_KIND = (tuple(table.tolist()) for table in (FACE_VALUE, FACE_COLOUR, FACE_KIND))
+_FACE_PRINTED = tuple(kind_rank(kind) for kind in _FACE_KIND)
+
 VARIANTS = ("standard", "solitaire")
 PLAYER_COUNTS = (2, 3, 4)
 MIN_BOARD, MAX_BOARD = 5, 26
@@ -256,15 +260,17 @@ class KingsCribbageState(BaseState):
 
     def _lay(self, actions: list[int], points: int) -> None:
         """Put a legal move's tiles on the board (place actions), score it, refill; the game may end."""
-        cells = self.game.cells
+        cells, size = self.game.cells, self.game.board_size
         rack = self.racks[self.current]
         for action in actions:
             face, cell = divmod(action, cells)
-            row, col = divmod(cell, self.game.board_size)
-            self.values[row, col] = FACE_VALUE[face]
-            self.colours[row, col] = FACE_COLOUR[face]
-            self.printed[row, col] = kind_rank(int(FACE_KIND[face]))
-            rack.remove(int(FACE_KIND[face]))
+            at = divmod(cell, size)
+            self.values[at], self.colours[at], self.printed[at] = (
+                _FACE_VALUE[face],
+                _FACE_COLOUR[face],
+                _FACE_PRINTED[face],
+            )
+            rack.remove(_FACE_KIND[face])
         self.score[self.current] += points
         self.draw(self.current, RACK_SIZE - len(rack))
         self.passes = 0

@@ -23,7 +23,7 @@ from oracles.kings_cribbage_rack import template as oracle_template
 from tabletop.envs.kings_cribbage import kernels
 from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
-from tabletop.envs.kings_cribbage.rack import _template, rack_options
+from tabletop.envs.kings_cribbage.rack import _TEMPLATES, KIND_FACES, _template, rack_options, rack_template
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, RACK_SIZE
 
@@ -120,12 +120,27 @@ def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
     assert checked >= 100
 
 
+def test_a_racks_pattern_code_names_its_choices_and_its_label_lists_its_faces():
+    """`kernels.rack_pattern` keys the templates: equal codes exactly for equal `rack_options`, in any tile order."""
+    rng = np.random.default_rng(11)
+    options_of_code, code_of_options = {}, {}
+    for _ in range(POSITIONS):
+        rack = [int(k) for k in rng.integers(NUM_KINDS, size=int(rng.integers(RACK_SIZE + 1)))]
+        code, label = kernels.rack_pattern(np.array(rack, dtype=np.int64), KIND_FACES)
+        options, faces = rack_options(tuple(sorted(rack)))
+        assert label.tolist() == [*faces, -1], rack
+        assert options_of_code.setdefault(code, options) == options, f"one code, two patterns: rack {rack}"
+        assert code_of_options.setdefault(options, code) == code, f"one pattern, two codes: rack {rack}"
+        assert rack_template(rack)[0] is rack_template(sorted(rack))[0] is _TEMPLATES[code]
+    assert len(options_of_code) > 50
+
+
 def test_rack_templates_match_the_numpy_code_on_random_racks():
     rng = np.random.default_rng(7)
     for _ in range(POSITIONS):
         rack = tuple(sorted(int(k) for k in rng.integers(NUM_KINDS, size=int(rng.integers(RACK_SIZE + 1)))))
         options, _ = rack_options(rack)
-        built, expected = _template.__wrapped__(options), oracle_template(options)
+        built, expected = _template(options), oracle_template(options)
         for name in ("faces", "size", "start", "count", "orderings", "combos_of"):
             a, e = getattr(built, name), getattr(expected, name)
             assert a.dtype == e.dtype and np.array_equal(a, e), f"{name} differ: rack {rack}"
