@@ -265,11 +265,9 @@ class KingsCribbageState(BaseState):
         for action in actions:
             face, cell = divmod(action, cells)
             at = divmod(cell, size)
-            self.values[at], self.colours[at], self.printed[at] = (
-                _FACE_VALUE[face],
-                _FACE_COLOUR[face],
-                _FACE_PRINTED[face],
-            )
+            self.values[at] = _FACE_VALUE[face]
+            self.colours[at] = _FACE_COLOUR[face]
+            self.printed[at] = _FACE_PRINTED[face]
             rack.remove(_FACE_KIND[face])
         self.score[self.current] += points
         self.draw(self.current, RACK_SIZE - len(rack))
