@@ -9,7 +9,9 @@ pool full of copies of it) and charges every second of `learn` to the innermost 
 - snapshot inference: the frozen snapshots' batched forward passes and their sampling;
 - learner inference: the learner's forward passes while collecting (actions, values);
 - PPO update: MaskablePPO's gradient steps;
-- rollout bookkeeping: the rest of collecting (SB3's buffer and distributions, the batched env's loops).
+- rollout bookkeeping: the rest of collecting (SB3's buffer and distributions, the batched env's loops);
+- waiting for the update: with `sb3.overlap: true`, the collecting thread waiting for the update of the
+  previous rollout, which runs on its own thread (reported apart, with its own share of the wall clock).
 
 With `--top N` it also prints the top of a cProfile of the rollout and of the update (tottime):
 
@@ -22,6 +24,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -30,7 +33,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.logger import Logger
 
-from tabletop.train.selfplay import batched
+from tabletop.train.selfplay import batched, pipeline
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.policy import actor_weights
 from tabletop.train.selfplay.trainer import make_vec_env, new_model
@@ -39,29 +42,35 @@ ROLLOUT_REST = "rollout bookkeeping"
 
 
 class ExclusiveClock:
-    """Seconds per category, each call charged to the innermost timed category running."""
+    """Seconds per (thread, category), each call charged to the innermost timed category running in its
+    thread: with `sb3.overlap` the update runs on a thread of its own beside the collecting."""
 
     def __init__(self):
-        self.seconds: dict[str, float] = defaultdict(float)
-        self._children: list[float] = []
+        self.seconds: dict[tuple[str, str], float] = defaultdict(float)
+        self._local = threading.local()  # each thread's stack of its open calls' children's seconds
+        self._lock = threading.Lock()
 
     def wrap(self, category: str, fn):
         def timed(*args, **kwargs):
+            children = self._local.__dict__.setdefault("children", [])
             began = time.perf_counter()
-            self._children.append(0.0)
+            children.append(0.0)
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent = time.perf_counter() - began
-                self.seconds[category] += spent - self._children.pop()
-                if self._children:
-                    self._children[-1] += spent
+                with self._lock:
+                    self.seconds[threading.current_thread().name, category] += spent - children.pop()
+                if children:
+                    children[-1] += spent
 
         return timed
 
 
 def instrument(model, vec_env, clock: ExclusiveClock) -> None:
-    """Wrap the learner, its batched env and the pools' players in the clock's categories."""
+    """Wrap the learner, its batched env and the pools' players in the clock's categories. The learner's
+    methods are wrapped on their classes: the overlapped update works on a shallow copy of the model and the
+    rollout on a frozen copy of the policy, which instance attributes would miss or misdirect."""
     games = vec_env.venv.games  # VecMonitor around BatchedSelfPlayEnv
     table = games[0].aec
     table.reset(seed=0)  # for the state's class; `learn` deals every game again
@@ -75,10 +84,13 @@ def instrument(model, vec_env, clock: ExclusiveClock) -> None:
     for game in games:
         for player in game.pool.fixed.values() if game.pool is not None else ():
             player.act = clock.wrap("heuristic opponents", player.act)
-    model.policy.forward = clock.wrap("learner inference", model.policy.forward)
-    model.policy.predict_values = clock.wrap("learner inference", model.policy.predict_values)
-    model.collect_rollouts = clock.wrap(ROLLOUT_REST, model.collect_rollouts)
-    model.train = clock.wrap("PPO update", model.train)
+    policy, learner = type(model.policy), type(model)
+    policy.forward = clock.wrap("learner inference", policy.forward)
+    policy.predict_values = clock.wrap("learner inference", policy.predict_values)
+    learner.collect_rollouts = clock.wrap(ROLLOUT_REST, learner.collect_rollouts)
+    learner.train = clock.wrap("PPO update", learner.train)
+    pipeline._Update.run = clock.wrap("PPO update", pipeline._Update.run)  # re-anchoring and `train`
+    pipeline._Update.finish = clock.wrap("waiting for the update", pipeline._Update.finish)
 
 
 def profiled(fn, profile: cProfile.Profile):
@@ -116,17 +128,22 @@ def main() -> int:
     clock = ExclusiveClock()
     instrument(model, vec_env, clock)
     profiles = {"rollout": cProfile.Profile(), "update": cProfile.Profile()}
-    if args.top:
-        model.collect_rollouts = profiled(model.collect_rollouts, profiles["rollout"])
-        model.train = profiled(model.train, profiles["update"])
+    if args.top:  # on the classes, as `instrument` does; cProfile profiles the thread that enables it
+        learner = type(model)
+        learner.collect_rollouts = profiled(learner.collect_rollouts, profiles["rollout"])
+        learner.train = profiled(learner.train, profiles["update"])
     began = time.perf_counter()
     model.learn(args.steps)
     seconds = time.perf_counter() - began
     print(
         f"{args.config}: {model.num_timesteps} learner steps in {seconds:.1f} s ({model.num_timesteps / seconds:.0f}/s)"
     )
-    for category, spent in sorted(clock.seconds.items(), key=lambda item: -item[1]):
-        print(f"  {category:<22} {spent:>7.1f} s  {100 * spent / seconds:>4.0f}%")
+    for thread in dict.fromkeys(name for name, _ in clock.seconds):
+        if thread != threading.main_thread().name:
+            print(f"  on the update's thread ({thread}), beside the collecting:")
+        mine = {category: spent for (name, category), spent in clock.seconds.items() if name == thread}
+        for category, spent in sorted(mine.items(), key=lambda item: -item[1]):
+            print(f"  {category:<22} {spent:>7.1f} s  {100 * spent / seconds:>4.0f}%")
     for phase, profile in profiles.items() if args.top else ():
         text = io.StringIO()
         pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(args.top)

@@ -15,7 +15,7 @@ observation is the lean rest.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from tabletop.envs.krz_grtn.tiles import (
     TOTAL_LETTERS,
     skeleton,
 )
-from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_fit, word_skeletons
+from tabletop.envs.krz_grtn.words import clue_letters, matched, word_fit, word_skeletons
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
@@ -138,32 +138,15 @@ def pair_match(concept: int, letters: str) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=1 << 16)
-def letter_extensions(concept: int, letters: str) -> np.ndarray:
-    """LETTER_FACTS 1..7 for every letter given a target and a clue so far: [NUM_LETTERS, 7].
-
-    One table per word answers all 21 letters: the clue plus `ch` fits a word iff `ch` occurs at a place
-    j where `word[:j]` already spells the whole clue, and matches one more letter iff `word[:j]` matches
-    as many clue letters as the whole word does."""
+@cache
+def letter_statics(concept: int) -> np.ndarray:
+    """LETTER_FACTS 1..3 for every letter and a target, whatever the clue: [NUM_LETTERS, 3]."""
     words = word_skeletons(concept)
     name, keywords = skeleton(CONCEPTS[concept].name), skeleton(" ".join(CONCEPTS[concept].keywords))
-    fits = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
-    from_initial = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
-    gain = np.zeros(NUM_LETTERS, dtype=bool)
-    first = letters[0] if letters else None  # the clue's initial once it has one, else the tile's own
-    for i, word in enumerate(words):
-        row = matched_prefixes(letters, word)
-        for j, ch in enumerate(word):
-            k = LETTER_INDEX[ch]
-            fits[k, i] |= row[j] == len(letters)
-            gain[k] |= row[j] == row[-1]
-        for k in np.flatnonzero(fits[:, i]):
-            from_initial[k, i] = word[0] == (first or LETTERS[k])
-    out = np.zeros((NUM_LETTERS, 7), dtype=np.float32)
+    out = np.zeros((NUM_LETTERS, 3), dtype=np.float32)
     out[:, 0] = [min(name.count(ch), 4) / 4 for ch in LETTERS]
     out[:, 1] = [min(keywords.count(ch), 8) / 8 for ch in LETTERS]
     out[:, 2] = [any(w[0] == ch for w in words) for ch in LETTERS]
-    out[:, 3], out[:, 4], out[:, 5], out[:, 6] = fits.any(1), from_initial.any(1), fits.mean(1), gain
     out.setflags(write=False)  # shared by every caller through the cache
     return out
 
@@ -287,6 +270,11 @@ class KrzGrtnObserver:
         self.at = {name: where.start for name, where in self.s.items()}  # one-hot blocks: start + index
         n = game.num_players
         self.order = [tuple((seat + slot) % n for slot in range(n)) for seat in range(n)]  # seats from each seat
+        if self.roles:  # numba loads only for the group that needs it (about 0.3 s of a lean start)
+            from tabletop.envs.krz_grtn import kernels
+
+            self._kernels = kernels
+            self._extensions = np.zeros((NUM_LETTERS, 4), dtype=np.float32)  # `extend_clue`'s rows
         self.level_card = [
             np.array([game.candidates_at(i) / game.max_candidates, game.draws_at(i) / MAX_DRAWS], dtype=np.float32)
             for i in range(len(game.levels))
@@ -339,10 +327,14 @@ class KrzGrtnObserver:
         game, s = self.game, self.s
         givers = state.givers()
         owned = [state.owned_letters(g) for g in givers]
-        letters = clue_letters(state.clues[seat])
         target = state.target if not is_x else -1
-        words = word_skeletons(target) if target >= 0 else ()
-        fits = [matched(letters, w) == len(letters) for w in words] if letters else []
+        clue_fits = clue_fits_from_initial = False
+        if target >= 0:  # LETTER_FACTS 4..7 into the scratch rows, and whether the clue so far fits
+            letters = np.array([t for t in state.clues[seat] if t != BLANK], dtype=np.int64)
+            k = self._kernels
+            clue_fits, clue_fits_from_initial = k.extend_clue(
+                k.WORDS[target], k.WORD_LENGTHS[target], letters, self._extensions
+            )
         index = min(state.level_index, len(game.levels) - 1)
         rank = givers.index(seat) if seat in givers else 0
         g = out[s["role_globals"]]
@@ -357,8 +349,8 @@ class KrzGrtnObserver:
             state.held[seat] / MAX_TILE_LIMIT,
             state.blanks[seat] / 2,
             state.clue_letters[seat] / MAX_TILE_LIMIT,
-            any(fits),
-            any(f and w[0] == letters[0] for f, w in zip(fits, words)),
+            clue_fits,
+            clue_fits_from_initial,
             rank / 5,
             not is_x and rank == len(givers) - 1,
             np.mean(owned) / MAX_TILE_LIMIT,
@@ -373,7 +365,8 @@ class KrzGrtnObserver:
             facts[:NUM_LETTERS, 0] = np.minimum(state.supply[seat], 4) / 4
             facts[BLANK, 0] = state.blanks[seat] / 2
             if target >= 0:
-                facts[:NUM_LETTERS, 1:8] = letter_extensions(target, letters)
+                facts[:NUM_LETTERS, 1:4] = letter_statics(target)
+                facts[:NUM_LETTERS, 4:8] = self._extensions
             facts[:NUM_LETTERS, 8] = DECK_FREQUENCY
             facts[BLANK, 9] = 1.0
         if state.phase == GUESS:

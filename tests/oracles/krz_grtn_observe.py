@@ -1,22 +1,91 @@
-"""KRZ GRTN's lean observation as it was written before the encoder wrote its seat rows by flat index and
-counted the bag from the seats' tallies (`envs/krz_grtn/observe.py`): the oracle the differential test holds
-the encoder to, bit for bit.
+"""KRZ GRTN's observation as it was written before the encoder wrote its seat rows by flat index and
+counted the bag from the seats' tallies, and the `roles` group's letter facts as they were computed before
+`kernels.extend_clue` (`envs/krz_grtn/observe.py`): the oracle the differential tests hold the encoder and
+the kernel to, bit for bit.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from tabletop.envs.krz_grtn.observe import ROLE_GLOBALS, SEAT_FEATURES, KrzGrtnObserver, _clue
-from tabletop.envs.krz_grtn.pictures import FEATURE_SIZE, FEATURES
-from tabletop.envs.krz_grtn.rules import GUESS, OVER, KrzGrtnState
-from tabletop.envs.krz_grtn.tiles import TOTAL_LETTERS
+from tabletop.envs.krz_grtn.observe import (
+    DECK_FREQUENCY,
+    LETTER_FACTS,
+    PAIR_MATCH,
+    ROLE_GLOBALS,
+    SEAT_FEATURES,
+    KrzGrtnObserver,
+    _bag_size,
+    _clue,
+    pair_match,
+)
+from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
+from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
+from tabletop.envs.krz_grtn.rules import (
+    GUESS,
+    MAX_CANDIDATES,
+    MAX_DRAWS,
+    MAX_LIVES,
+    MAX_TILE_LIMIT,
+    NUM_LEVELS,
+    OVER,
+    KrzGrtnState,
+)
+from tabletop.envs.krz_grtn.tiles import (
+    BLANK,
+    LETTER_INDEX,
+    LETTERS,
+    NUM_LETTERS,
+    NUM_TILE_KINDS,
+    TOTAL_LETTERS,
+    skeleton,
+)
+from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_skeletons
 
 BAG_GLOBAL = ROLE_GLOBALS.index("letters in the middle / 56")
 
 
+@lru_cache(maxsize=1 << 16)
+def letter_extensions(concept: int, letters: str) -> np.ndarray:
+    """LETTER_FACTS 1..7 for every letter given a target and a clue so far: [NUM_LETTERS, 7].
+
+    One table per word answers all 21 letters: the clue plus `ch` fits a word iff `ch` occurs at a place
+    j where `word[:j]` already spells the whole clue, and matches one more letter iff `word[:j]` matches
+    as many clue letters as the whole word does."""
+    words = word_skeletons(concept)
+    name, keywords = skeleton(CONCEPTS[concept].name), skeleton(" ".join(CONCEPTS[concept].keywords))
+    fits = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
+    from_initial = np.zeros((NUM_LETTERS, len(words)), dtype=bool)
+    gain = np.zeros(NUM_LETTERS, dtype=bool)
+    first = letters[0] if letters else None  # the clue's initial once it has one, else the tile's own
+    for i, word in enumerate(words):
+        row = matched_prefixes(letters, word)
+        for j, ch in enumerate(word):
+            k = LETTER_INDEX[ch]
+            fits[k, i] |= row[j] == len(letters)
+            gain[k] |= row[j] == row[-1]
+        for k in np.flatnonzero(fits[:, i]):
+            from_initial[k, i] = word[0] == (first or LETTERS[k])
+    out = np.zeros((NUM_LETTERS, 7), dtype=np.float32)
+    out[:, 0] = [min(name.count(ch), 4) / 4 for ch in LETTERS]
+    out[:, 1] = [min(keywords.count(ch), 8) / 8 for ch in LETTERS]
+    out[:, 2] = [any(w[0] == ch for w in words) for ch in LETTERS]
+    out[:, 3], out[:, 4], out[:, 5], out[:, 6] = fits.any(1), from_initial.any(1), fits.mean(1), gain
+    out.setflags(write=False)  # shared by every caller through the cache
+    return out
+
+
+def clue_fits(concept: int, letters: str) -> tuple[bool, bool]:
+    """ROLE_GLOBALS' "own clue fits a target word" and "... from its initial", as `_role_facts` had them."""
+    words = word_skeletons(concept)
+    fits = [matched(letters, w) == len(letters) for w in words] if letters else []
+    return any(fits), any(f and w[0] == letters[0] for f, w in zip(fits, words))
+
+
 class OracleObserver(KrzGrtnObserver):
-    """The observer with its former `encode` and `_seats` (the feature groups and hidden parts are shared)."""
+    """The observer with its former `encode`, `_seats` and `_role_facts` (the hidden parts are shared)."""
 
     def encode(self, state: KrzGrtnState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         game, s, at = self.game, self.s, self.at
@@ -73,3 +142,50 @@ class OracleObserver(KrzGrtnObserver):
             block[(giver - seat) % n, 3] = 1.0
         for giver in givers[: state.votes]:
             block[(giver - seat) % n, 4] = 1.0
+
+    def _role_facts(self, state: KrzGrtnState, seat: int, is_x: bool, out: np.ndarray) -> None:
+        game, s = self.game, self.s
+        givers = state.givers()
+        owned = [state.owned_letters(g) for g in givers]
+        letters = clue_letters(state.clues[seat])
+        target = state.target if not is_x else -1
+        fits, fits_from_initial = clue_fits(target, letters) if target >= 0 else (False, False)
+        index = min(state.level_index, len(game.levels) - 1)
+        rank = givers.index(seat) if seat in givers else 0
+        g = out[s["role_globals"]]
+        g[0 if is_x else 1] = 1.0
+        if state.phase != OVER:
+            g[2 + state.phase] = 1.0
+        g[6:] = (
+            game.candidates_at(index) / MAX_CANDIDATES,
+            game.draws_at(index) / MAX_DRAWS,
+            state.lives / MAX_LIVES,
+            state.level_index / NUM_LEVELS,
+            state.held[seat] / MAX_TILE_LIMIT,
+            state.blanks[seat] / 2,
+            state.clue_letters[seat] / MAX_TILE_LIMIT,
+            fits,
+            fits_from_initial,
+            rank / 5,
+            not is_x and rank == len(givers) - 1,
+            np.mean(owned) / MAX_TILE_LIMIT,
+            min(owned) / MAX_TILE_LIMIT,
+            len(givers) / 5,
+            _bag_size(state) / TOTAL_LETTERS,
+            (len(givers) if state.phase == GUESS else 0) / 5,
+            max(0, state.held[seat] - game.tile_limit) / MAX_TILE_LIMIT,
+        )
+        if not is_x and state.phase in (VOTE, CLUE, RETURN):
+            facts = out[s["letter_facts"]].reshape(NUM_TILE_KINDS, len(LETTER_FACTS))
+            facts[:NUM_LETTERS, 0] = np.minimum(state.supply[seat], 4) / 4
+            facts[BLANK, 0] = state.blanks[seat] / 2
+            if target >= 0:
+                facts[:NUM_LETTERS, 1:8] = letter_extensions(target, letters)
+            facts[:NUM_LETTERS, 8] = DECK_FREQUENCY
+            facts[BLANK, 9] = 1.0
+        if state.phase == GUESS:
+            block = out[s["pair_match"]].reshape(game.max_candidates, game.num_players - 1, len(PAIR_MATCH))
+            clues = [clue_letters(state.clues[giver]) for giver in givers]
+            for c, concept in enumerate(state.candidates):
+                for k, clue in enumerate(clues):
+                    block[c, k] = pair_match(concept, clue)
