@@ -44,8 +44,8 @@ def test_reanchor_gives_the_new_policys_log_probs_and_truncated_weights():
     model = _model(False)
     model.learn(64 * 2)  # one rollout in the buffer, and the update that moved the policy off it
     buffer = model.rollout_buffer
-    buffer.generator_ready = False  # `get` flattened it: rebuild the [n_steps, n_envs] layout
-    for name in ("observations", "actions", "action_masks"):
+    buffer.generator_ready = False  # `get` flattened it (all but the observations): rebuild [n_steps, n_envs]
+    for name in ("actions", "action_masks"):
         array = getattr(buffer, name)
         setattr(buffer, name, array.reshape(2, 64, *array.shape[1:]).swapaxes(0, 1).copy())
     for name in ("log_probs", "advantages"):  # [n_steps, n_envs] in the buffer, a column once flattened

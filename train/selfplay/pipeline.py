@@ -29,16 +29,17 @@ RHO_BAR = 1.0  # the truncation of the importance weight that moves each advanta
 
 
 def reanchor(policy, buffer, rho_bar: float = RHO_BAR, chunk: int = 1024) -> None:
-    """Make `buffer` (collected by an older policy) an on-policy batch for `policy`: its log-probabilities
-    become `policy`'s and its advantages are weighted by min(rho_bar, p_policy / p_behaviour)."""
-    observations = buffer.swap_and_flatten(buffer.observations)
+    """Make `buffer` (a GatheringRolloutBuffer collected by an older policy) an on-policy batch for `policy`:
+    its log-probabilities become `policy`'s and its advantages are weighted by min(rho_bar, p_policy /
+    p_behaviour)."""
     actions = torch.as_tensor(buffer.swap_and_flatten(buffer.actions)).long().flatten()
     masks = buffer.swap_and_flatten(buffer.action_masks)
     proximal = np.empty(len(actions), dtype=np.float32)
     with torch.no_grad():
         for start in range(0, len(actions), chunk):  # a board network's activations for a whole rollout are large
             rows = slice(start, start + chunk)
-            dist = policy.get_distribution(torch.as_tensor(observations[rows]), action_masks=masks[rows])
+            observations = buffer.flat_observations(np.arange(len(actions))[rows])  # SB3's order, no full copy
+            dist = policy.get_distribution(torch.as_tensor(observations), action_masks=masks[rows])
             proximal[rows] = dist.log_prob(actions[rows]).numpy()
     shape = buffer.log_probs.shape  # [n_steps, n_envs]; swap_and_flatten took the env axis first
     proximal = proximal.reshape(shape[1], shape[0]).T

@@ -50,6 +50,7 @@ from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.pipeline import learn_overlapped
 from tabletop.train.selfplay.plots import learning_curve
 from tabletop.train.selfplay.policy import actor_weights, build_policy, config_spec, network_policy, policy_file
+from tabletop.train.selfplay.rollout_buffer import GatheringRolloutBuffer
 from tabletop.train.selfplay.seat_env import SeatEnv
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never reuse training seeds, and repeat at every evaluation
@@ -184,7 +185,14 @@ def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
     policy_class, kwargs = network_policy(config.network, config.env)
     rollout = {"n_steps": config.sb3.n_steps, "target_kl": config.sb3.target_kl}
     model = SelfPlayPPO(
-        policy_class, vec_env, **vars(config.ppo), **rollout, policy_kwargs=kwargs, seed=config.seed, device="cpu"
+        policy_class,
+        vec_env,
+        **vars(config.ppo),
+        **rollout,
+        rollout_buffer_class=GatheringRolloutBuffer,
+        policy_kwargs=kwargs,
+        seed=config.seed,
+        device="cpu",
     )
     model.overlap = config.sb3.overlap
     return model

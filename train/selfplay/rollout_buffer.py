@@ -1,0 +1,58 @@
+"""The rollout buffer PPO's minibatches come from, without SB3's copy of a whole rollout of observations.
+
+Before its first minibatch SB3 turns every array of a finished rollout from [step, env] into [env * steps]
+order, which for the observations is a copy of the whole rollout (Chromino: 4,096 x 25,493 floats, 418 MB),
+made again by the overlapped update's re-anchoring, and it allocates a fresh [step, env] array for every
+rollout, paged in again as it fills. Here the observations stay where they were collected: every minibatch
+gathers its rows from them in SB3's order (flat sample i is env i // steps, step i % steps), so the samples,
+and so training, are the same bit for bit, and the array is kept from one rollout to the next (every row is
+written again before it is read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import numpy as np
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
+
+FLATTENED = ("actions", "values", "log_probs", "advantages", "returns", "action_masks")  # the small arrays
+
+
+class GatheringRolloutBuffer(MaskableRolloutBuffer):
+    """MaskableRolloutBuffer whose observations are gathered per minibatch instead of flattened per rollout."""
+
+    def reset(self) -> None:
+        kept = getattr(self, "observations", None)
+        super().reset()  # a fresh zeroed array: allocated lazily, dropped here unused
+        if kept is not None and kept.shape == self.observations.shape:
+            self.observations = kept
+
+    def flat_observations(self, indices: np.ndarray) -> np.ndarray:
+        """The observations of flat samples `indices`, in SB3's env-major order."""
+        env, step = np.divmod(indices, self.buffer_size)
+        return self.observations[step, env]
+
+    def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:
+        assert self.full, ""
+        samples = self.buffer_size * self.n_envs
+        indices = np.random.permutation(samples)  # as SB3 draws it: the same minibatches under a seed
+        if not self.generator_ready:
+            for name in FLATTENED:
+                self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
+            self.generator_ready = True
+        batch_size = samples if batch_size is None else batch_size
+        for start in range(0, samples, batch_size):
+            yield self._get_samples(indices[start : start + batch_size])
+
+    def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
+        data = (
+            self.flat_observations(batch_inds),
+            self.actions[batch_inds],
+            self.values[batch_inds].flatten(),
+            self.log_probs[batch_inds].flatten(),
+            self.advantages[batch_inds].flatten(),
+            self.returns[batch_inds].flatten(),
+            self.action_masks[batch_inds].reshape(-1, self.mask_dims),
+        )
+        return MaskableRolloutBufferSamples(*map(self.to_torch, data))
