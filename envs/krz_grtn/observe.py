@@ -329,12 +329,8 @@ class KrzGrtnObserver:
         owned = [state.owned_letters(g) for g in givers]
         target = state.target if not is_x else -1
         clue_fits = clue_fits_from_initial = False
-        if target >= 0:  # LETTER_FACTS 4..7 into the scratch rows, and whether the clue so far fits
-            letters = np.array([t for t in state.clues[seat] if t != BLANK], dtype=np.int64)
-            k = self._kernels
-            clue_fits, clue_fits_from_initial = k.extend_clue(
-                k.WORDS[target], k.WORD_LENGTHS[target], letters, self._extensions
-            )
+        if target >= 0:
+            clue_fits, clue_fits_from_initial, extensions = self._clue_against_target(target, state.clues[seat])
         index = min(state.level_index, len(game.levels) - 1)
         rank = givers.index(seat) if seat in givers else 0
         g = out[s["role_globals"]]
@@ -366,7 +362,7 @@ class KrzGrtnObserver:
             facts[BLANK, 0] = state.blanks[seat] / 2
             if target >= 0:
                 facts[:NUM_LETTERS, 1:4] = letter_statics(target)
-                facts[:NUM_LETTERS, 4:8] = self._extensions
+                facts[:NUM_LETTERS, 4:8] = extensions
             facts[:NUM_LETTERS, 8] = DECK_FREQUENCY
             facts[BLANK, 9] = 1.0
         if state.phase == GUESS:
@@ -375,6 +371,14 @@ class KrzGrtnObserver:
             for c, concept in enumerate(state.candidates):
                 for k, clue in enumerate(clues):
                     block[c, k] = pair_match(concept, clue)
+
+    def _clue_against_target(self, target: int, tiles: list[int]) -> tuple[bool, bool, np.ndarray]:
+        """A giver's clue so far against the target's words: (it fits a word, it fits one from that word's
+        initial, LETTER_FACTS 4..7 for every letter as [NUM_LETTERS, 4] in a buffer the next call reuses)."""
+        letters = np.array([t for t in tiles if t != BLANK], dtype=np.int64)
+        k = self._kernels
+        fits, from_initial = k.extend_clue(k.WORDS[target], k.WORD_LENGTHS[target], letters, self._extensions)
+        return fits, from_initial, self._extensions
 
     def _seats(self, state: KrzGrtnState, seat: int, out: np.ndarray) -> None:
         """The `seats` block, one row of SEAT_FEATURES per seat from the observer clockwise, written by flat

@@ -10,38 +10,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop.envs.krz_grtn.observe import (
-    DECK_FREQUENCY,
-    LETTER_FACTS,
-    PAIR_MATCH,
-    ROLE_GLOBALS,
-    SEAT_FEATURES,
-    KrzGrtnObserver,
-    _bag_size,
-    _clue,
-    pair_match,
-)
-from tabletop.envs.krz_grtn.phases import CLUE, RETURN, VOTE
+from tabletop.envs.krz_grtn.observe import ROLE_GLOBALS, SEAT_FEATURES, KrzGrtnObserver, _clue
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
-from tabletop.envs.krz_grtn.rules import (
-    GUESS,
-    MAX_CANDIDATES,
-    MAX_DRAWS,
-    MAX_LIVES,
-    MAX_TILE_LIMIT,
-    NUM_LEVELS,
-    OVER,
-    KrzGrtnState,
-)
-from tabletop.envs.krz_grtn.tiles import (
-    BLANK,
-    LETTER_INDEX,
-    LETTERS,
-    NUM_LETTERS,
-    NUM_TILE_KINDS,
-    TOTAL_LETTERS,
-    skeleton,
-)
+from tabletop.envs.krz_grtn.rules import GUESS, OVER, KrzGrtnState
+from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, LETTERS, NUM_LETTERS, TOTAL_LETTERS, skeleton
 from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_skeletons
 
 BAG_GLOBAL = ROLE_GLOBALS.index("letters in the middle / 56")
@@ -85,7 +57,8 @@ def clue_fits(concept: int, letters: str) -> tuple[bool, bool]:
 
 
 class OracleObserver(KrzGrtnObserver):
-    """The observer with its former `encode`, `_seats` and `_role_facts` (the hidden parts are shared)."""
+    """The observer with its former `encode`, `_seats` and clue-against-target letter facts (the rest of the
+    `roles` group and the hidden parts are shared)."""
 
     def encode(self, state: KrzGrtnState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         game, s, at = self.game, self.s, self.at
@@ -143,49 +116,6 @@ class OracleObserver(KrzGrtnObserver):
         for giver in givers[: state.votes]:
             block[(giver - seat) % n, 4] = 1.0
 
-    def _role_facts(self, state: KrzGrtnState, seat: int, is_x: bool, out: np.ndarray) -> None:
-        game, s = self.game, self.s
-        givers = state.givers()
-        owned = [state.owned_letters(g) for g in givers]
-        letters = clue_letters(state.clues[seat])
-        target = state.target if not is_x else -1
-        fits, fits_from_initial = clue_fits(target, letters) if target >= 0 else (False, False)
-        index = min(state.level_index, len(game.levels) - 1)
-        rank = givers.index(seat) if seat in givers else 0
-        g = out[s["role_globals"]]
-        g[0 if is_x else 1] = 1.0
-        if state.phase != OVER:
-            g[2 + state.phase] = 1.0
-        g[6:] = (
-            game.candidates_at(index) / MAX_CANDIDATES,
-            game.draws_at(index) / MAX_DRAWS,
-            state.lives / MAX_LIVES,
-            state.level_index / NUM_LEVELS,
-            state.held[seat] / MAX_TILE_LIMIT,
-            state.blanks[seat] / 2,
-            state.clue_letters[seat] / MAX_TILE_LIMIT,
-            fits,
-            fits_from_initial,
-            rank / 5,
-            not is_x and rank == len(givers) - 1,
-            np.mean(owned) / MAX_TILE_LIMIT,
-            min(owned) / MAX_TILE_LIMIT,
-            len(givers) / 5,
-            _bag_size(state) / TOTAL_LETTERS,
-            (len(givers) if state.phase == GUESS else 0) / 5,
-            max(0, state.held[seat] - game.tile_limit) / MAX_TILE_LIMIT,
-        )
-        if not is_x and state.phase in (VOTE, CLUE, RETURN):
-            facts = out[s["letter_facts"]].reshape(NUM_TILE_KINDS, len(LETTER_FACTS))
-            facts[:NUM_LETTERS, 0] = np.minimum(state.supply[seat], 4) / 4
-            facts[BLANK, 0] = state.blanks[seat] / 2
-            if target >= 0:
-                facts[:NUM_LETTERS, 1:8] = letter_extensions(target, letters)
-            facts[:NUM_LETTERS, 8] = DECK_FREQUENCY
-            facts[BLANK, 9] = 1.0
-        if state.phase == GUESS:
-            block = out[s["pair_match"]].reshape(game.max_candidates, game.num_players - 1, len(PAIR_MATCH))
-            clues = [clue_letters(state.clues[giver]) for giver in givers]
-            for c, concept in enumerate(state.candidates):
-                for k, clue in enumerate(clues):
-                    block[c, k] = pair_match(concept, clue)
+    def _clue_against_target(self, target: int, tiles: list[int]) -> tuple[bool, bool, np.ndarray]:
+        letters = clue_letters(tiles)
+        return (*clue_fits(target, letters), letter_extensions(target, letters)[:, 3:])
