@@ -44,6 +44,7 @@ from tabletop.train.selfplay.checkpoints import (
     write_checkpoint,
 )
 from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
+from tabletop.train.selfplay.heap import keep_large_blocks
 from tabletop.train.selfplay.imitation import warm_start
 from tabletop.train.selfplay.logs import EvalLog, make_logger
 from tabletop.train.selfplay.opponents import OpponentPool
@@ -155,7 +156,8 @@ class SelfPlayPPO(MaskablePPO):
     """MaskablePPO whose rollouts run under `torch.inference_mode` (SB3's own `no_grad` tracks versions and
     views that a rollout never needs): the same numbers, the learner's forward pass at 16 games ~13% cheaper.
     Callbacks that build or save tensors during a rollout leave the mode (`SelfPlayCallback`). With
-    `overlap`, each update runs on a thread while the next rollout is collected (train/selfplay/pipeline.py)."""
+    `overlap`, each update runs on a thread while the next rollout is collected (train/selfplay/pipeline.py).
+    Learning keeps the update's large blocks in the heap (train/selfplay/heap.py)."""
 
     overlap = False
     update_running = False  # True while an overlapped update holds the learner
@@ -173,6 +175,7 @@ class SelfPlayPPO(MaskablePPO):
         reset_num_timesteps: bool = True,
         **kwargs,
     ):
+        keep_large_blocks()
         if not self.overlap:
             return super().learn(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps, **kwargs)
         if kwargs:
@@ -312,6 +315,7 @@ def train(
     (run_dir / "config.yaml").write_text(yaml.safe_dump({**config.to_dict(), "total_steps": total}, sort_keys=False))
 
     torch.set_num_threads(config.torch_threads)
+    keep_large_blocks()  # before any thread starts: the warm start's minibatches gain too
     run = Run(config, run_dir, total)
     start_step = checkpoint.step if checkpoint is not None else 0
     run.vec_env = make_vec_env(config, seed=config.seed + start_step)
