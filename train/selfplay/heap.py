@@ -1,16 +1,16 @@
 """Keep the PPO update's large blocks in the process heap (glibc's malloc; elsewhere nothing changes).
 
 A minibatch of the structured networks makes activations of several MB each ([1,024 x 132 x 32] floats for
-Cromlet's `circles`: 17 MB), dozens a pass. glibc serves blocks that large with a fresh `mmap` and returns
-them on `free`, so each one is paged in again, a page fault every 4 KB. On the main thread its dynamic
-threshold soon keeps them, but the overlapped update runs on a second thread, in a per-thread arena whose
-heaps are at most 64 MB: there every activation was a new mapping, and element-wise passes ran at half
-speed (a [1,024 x 132 x 32] `relu(a + b) * 2` in a thread: 10-11 ms, 6-7 ms with this).
+Cromlet's `circles`: 17 MB; Chromino's `board`: 47 MB), dozens a pass. glibc serves blocks that large with a
+fresh `mmap` and returns them on `free`, so each one is paged in and zeroed again. On the main thread its
+dynamic threshold soon keeps blocks up to 32 MB, but the overlapped update runs on a second thread, in a
+per-thread arena whose heaps are at most 64 MB: there every activation was a new mapping (a
+[1,024 x 132 x 32] `relu(a + b) * 2` in a thread: 10-11 ms; 6-7 ms with this).
 
 So a training process uses one arena (the main heap, which grows without that bound), serves blocks below
-1 GB from it and keeps what is freed for reuse: set once, for the rest of the process, since glibc has no
-way back to its dynamic defaults. The price is a heap that stays at its high-water mark, which the rollout
-buffer already sets. Memory layout never changes a result: training is the same bit for bit.
+1 GB from it and keeps up to 1 GB freed for reuse: set once, for the rest of the process, since glibc has no
+way back to its dynamic defaults. The price is resident memory that stays near its peak. Memory layout never
+changes a result: training is the same bit for bit.
 """
 
 from __future__ import annotations
