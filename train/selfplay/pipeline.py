@@ -35,10 +35,11 @@ def reanchor(policy, buffer, rho_bar: float = RHO_BAR, chunk: int = 1024) -> Non
     actions = torch.as_tensor(buffer.swap_and_flatten(buffer.actions)).long().flatten()
     masks = buffer.swap_and_flatten(buffer.action_masks)
     proximal = np.empty(len(actions), dtype=np.float32)
+    samples = np.arange(len(actions))
     with torch.no_grad():
         for start in range(0, len(actions), chunk):  # a board network's activations for a whole rollout are large
             rows = slice(start, start + chunk)
-            observations = buffer.flat_observations(np.arange(start, min(start + chunk, len(actions))))
+            observations = buffer.flat_observations(samples[rows])
             dist = policy.get_distribution(torch.as_tensor(observations), action_masks=masks[rows])
             proximal[rows] = dist.log_prob(actions[rows]).numpy()
     shape = buffer.log_probs.shape  # [n_steps, n_envs]; swap_and_flatten took the env axis first
