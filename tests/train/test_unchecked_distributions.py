@@ -1,0 +1,54 @@
+"""A learner runs torch's distributions without their argument checks (train/selfplay/trainer.py,
+`unchecked_distributions`), only while it learns, and a NaN logit still fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+from stable_baselines3.common.callbacks import BaseCallback
+
+from tabletop.train.selfplay.config import load_config
+from tabletop.train.selfplay.policy import actor_weights
+from tabletop.train.selfplay.trainer import make_vec_env, new_model
+
+SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke" / "cromlet.yaml"
+
+
+class _Checks(BaseCallback):
+    """Records whether torch checks distribution arguments at each step of the rollouts."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[bool] = set()
+
+    def _on_step(self) -> bool:
+        self.seen.add(torch.distributions.Distribution._validate_args)
+        return True
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_checks_are_off_while_learning_and_restored_after(overlap):
+    config = load_config(SMOKE)
+    config.sb3.overlap = overlap
+    vec_env = make_vec_env(config, seed=0)
+    model = new_model(config, vec_env)
+    vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
+    assert torch.distributions.Distribution._validate_args
+    checks = _Checks()
+    model.learn(2 * model.n_steps * model.n_envs, callback=checks)
+    assert checks.seen == {False}
+    assert torch.distributions.Distribution._validate_args
+
+
+def test_a_nan_logit_still_fails_at_the_draw_without_checks():
+    logits = torch.tensor([[0.0, float("nan"), 1.0]])
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        distribution = MaskableCategorical(logits=logits, masks=torch.tensor([[True, True, False]]))
+        with pytest.raises(RuntimeError, match="probability tensor contains"):
+            distribution.sample()
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(True)
