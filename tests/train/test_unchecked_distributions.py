@@ -12,7 +12,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model
+from tabletop.train.selfplay.trainer import make_vec_env, new_model, unchecked_distributions
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke" / "cromlet.yaml"
 
@@ -45,10 +45,7 @@ def test_checks_are_off_while_learning_and_restored_after(overlap):
 
 def test_a_nan_logit_still_fails_at_the_draw_without_checks():
     logits = torch.tensor([[0.0, float("nan"), 1.0]])
-    torch.distributions.Distribution.set_default_validate_args(False)
-    try:
+    with unchecked_distributions():
         distribution = MaskableCategorical(logits=logits, masks=torch.tensor([[True, True, False]]))
         with pytest.raises(RuntimeError, match="probability tensor contains"):
             distribution.sample()
-    finally:
-        torch.distributions.Distribution.set_default_validate_args(True)

@@ -158,7 +158,8 @@ class SelfPlayPPO(MaskablePPO):
     views that a rollout never needs): the same numbers, the learner's forward pass at 16 games ~13% cheaper.
     Callbacks that build or save tensors during a rollout leave the mode (`SelfPlayCallback`). With
     `overlap`, each update runs on a thread while the next rollout is collected (train/selfplay/pipeline.py).
-    Learning keeps the update's large blocks in the heap (train/selfplay/heap.py)."""
+    Learning keeps the update's large blocks in the heap (train/selfplay/heap.py) and runs torch's
+    distributions without their argument checks (`unchecked_distributions`)."""
 
     overlap = False
     update_running = False  # True while an overlapped update holds the learner
