@@ -63,3 +63,26 @@ def check_masks_reach_ppo():
         np.testing.assert_array_equal(actions == favourite, masks[:, favourite])  # taken iff legal: the bias is huge
 
     return check
+
+
+@pytest.fixture
+def smoke_learner():
+    """`make(overlap)`: a fresh self-play learner on the Cromlet smoke config (configs/smoke/cromlet.yaml), with
+    `sb3.overlap` set and one snapshot of itself in the pool, ready to `learn`."""
+    from pathlib import Path
+
+    from tabletop.train.selfplay.config import load_config
+    from tabletop.train.selfplay.policy import actor_weights
+    from tabletop.train.selfplay.trainer import make_vec_env, new_model
+
+    smoke = Path(__file__).resolve().parents[1] / "configs" / "smoke" / "cromlet.yaml"
+
+    def make(overlap: bool):
+        config = load_config(smoke)
+        config.sb3.overlap = overlap
+        vec_env = make_vec_env(config, seed=0)
+        model = new_model(config, vec_env)
+        vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
+        return model
+
+    return make

@@ -10,29 +10,19 @@ import torch
 
 from tabletop.train.selfplay.config import ConfigError, load_config, parse_config
 from tabletop.train.selfplay.pipeline import frozen_copy, reanchor
-from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model, train
+from tabletop.train.selfplay.trainer import train
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke" / "cromlet.yaml"
-
-
-def _model(overlap: bool):
-    config = load_config(SMOKE)
-    config.sb3.overlap = overlap
-    vec_env = make_vec_env(config, seed=0)
-    model = new_model(config, vec_env)
-    vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
-    return model
 
 
 def _weights(model) -> list[np.ndarray]:
     return [p.detach().numpy().copy() for p in model.policy.parameters()]
 
 
-def test_overlapped_learning_is_deterministic_and_differs_from_sequential():
+def test_overlapped_learning_is_deterministic_and_differs_from_sequential(smoke_learner):
     runs = {}
     for name, overlap in (("a", True), ("b", True), ("sequential", False)):
-        model = _model(overlap)
+        model = smoke_learner(overlap)
         model.learn(4 * 64 * 2)  # four rollouts: three of them collected while an update ran
         assert model._n_updates == 4  # n_epochs 1: one per rollout, the last one waited for
         runs[name] = _weights(model)
@@ -40,8 +30,8 @@ def test_overlapped_learning_is_deterministic_and_differs_from_sequential():
     assert not all(np.array_equal(x, y) for x, y in zip(runs["a"], runs["sequential"]))
 
 
-def test_reanchor_gives_the_new_policys_log_probs_and_truncated_weights():
-    model = _model(False)
+def test_reanchor_gives_the_new_policys_log_probs_and_truncated_weights(smoke_learner):
+    model = smoke_learner(False)
     model.learn(64 * 2)  # one rollout in the buffer, and the update that moved the policy off it
     buffer = model.rollout_buffer
     buffer.generator_ready = False  # `get` flattened it (all but the observations): rebuild [n_steps, n_envs]

@@ -3,18 +3,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from stable_baselines3.common.callbacks import BaseCallback
 
-from tabletop.train.selfplay.config import load_config
-from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model, unchecked_distributions
-
-SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke" / "cromlet.yaml"
+from tabletop.train.selfplay.trainer import unchecked_distributions
 
 
 class _Checks(BaseCallback):
@@ -30,12 +24,8 @@ class _Checks(BaseCallback):
 
 
 @pytest.mark.parametrize("overlap", [False, True])
-def test_checks_are_off_while_learning_and_restored_after(overlap):
-    config = load_config(SMOKE)
-    config.sb3.overlap = overlap
-    vec_env = make_vec_env(config, seed=0)
-    model = new_model(config, vec_env)
-    vec_env.env_method("add_snapshot", "s0", actor_weights(model.policy))
+def test_checks_are_off_while_learning_and_restored_after(overlap, smoke_learner):
+    model = smoke_learner(overlap)
     assert torch.distributions.Distribution._validate_args
     checks = _Checks()
     model.learn(2 * model.n_steps * model.n_envs, callback=checks)
