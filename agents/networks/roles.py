@@ -90,9 +90,7 @@ class RoleExtractor(nn.Module):
         h = self.tile(self.tile_in(tiles) + context.unsqueeze(1))  # [batch, tiles, width]
         per_tile = self.tile_logits(h)  # [batch, tiles, 2]
         choices = self.choices(torch.cat([context, h.mean(dim=1)], dim=1))  # [batch, 3]
-        pairs = self._segment(features, "pair_match", s["candidates"], s["clues"], s["pair_facts"])
-        expanded = globals_[:, None, None, :].expand(-1, s["candidates"], s["clues"], -1)
-        scores = self.pair(torch.cat([pairs, expanded], dim=3)).squeeze(3) * pairs[..., 0]  # absent clues count 0
+        scores = self._pair_scores(features, globals_)  # [batch, candidates, clues]
         letters = s["tile_kinds"] - 1
         return torch.cat(
             [
@@ -104,6 +102,18 @@ class RoleExtractor(nn.Module):
             ],
             dim=1,
         )
+
+    def _pair_scores(self, features: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+        """The picture scorer on every (picture, clue) pair of the positions where clues are laid out (X's guess),
+        0 for absent clues and elsewhere. Only a few positions in a batch are guesses, so scoring those alone
+        saves most of what the scorer would cost run over every position (its scores elsewhere count 0)."""
+        s = self.structure
+        pairs = self._segment(features, "pair_match", s["candidates"], s["clues"], s["pair_facts"])
+        guesses = (pairs[..., 0].flatten(1).amax(dim=1) > 0).nonzero().squeeze(1)
+        laid_out, context = pairs[guesses], globals_[guesses, None, None, :].expand(-1, s["candidates"], s["clues"], -1)
+        scores = features.new_zeros(pairs.shape[:3])
+        scores[guesses] = self.pair(torch.cat([laid_out, context], dim=3)).squeeze(3) * laid_out[..., 0]
+        return scores
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         start = self.structure["offsets"]

@@ -15,7 +15,7 @@ observation is the lean rest.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from tabletop.envs.krz_grtn.tiles import (
     TOTAL_LETTERS,
     skeleton,
 )
-from tabletop.envs.krz_grtn.words import clue_letters, matched, word_fit, word_skeletons
+from tabletop.envs.krz_grtn.words import word_skeletons
 
 SEAT_FEATURES = 5
 ACTING_PHASES = 4  # vote, clue, return, guess
@@ -111,31 +111,6 @@ def _deck_frequency() -> np.ndarray:
 
 
 DECK_FREQUENCY = _deck_frequency()
-
-
-@lru_cache(maxsize=1 << 16)
-def pair_match(concept: int, letters: str) -> np.ndarray:
-    """PAIR_MATCH for one picture and one clue's letters (blanks left out)."""
-    out = np.zeros(len(PAIR_MATCH), dtype=np.float32)
-    if not letters:
-        return out
-    words, n = word_skeletons(concept), len(letters)
-    common = [matched(letters, w) for w in words]
-    fits = [c == n for c in common]
-    initial = [w[0] == letters[0] for w in words]
-    heuristic = max(word_fit(letters, w, c) for w, c in zip(words, common))
-    out[:] = (
-        1.0,
-        max(common) / n,
-        any(fits),
-        any(initial),
-        any(f and i for f, i in zip(fits, initial)),
-        common[0] / n,
-        min(n, 8) / 8,
-        min(heuristic, 5.0) / 5.0,
-    )
-    out.setflags(write=False)  # shared by every caller through the cache
-    return out
 
 
 @cache
@@ -349,7 +324,7 @@ class KrzGrtnObserver:
             clue_fits_from_initial,
             rank / 5,
             not is_x and rank == len(givers) - 1,
-            np.mean(owned) / MAX_TILE_LIMIT,
+            sum(owned) / len(owned) / MAX_TILE_LIMIT,
             min(owned) / MAX_TILE_LIMIT,
             len(givers) / 5,
             _bag_size(state) / TOTAL_LETTERS,
@@ -367,10 +342,15 @@ class KrzGrtnObserver:
             facts[BLANK, 9] = 1.0
         if state.phase == GUESS:
             block = out[s["pair_match"]].reshape(game.max_candidates, game.num_players - 1, len(PAIR_MATCH))
-            clues = [clue_letters(state.clues[giver]) for giver in givers]
-            for c, concept in enumerate(state.candidates):
-                for k, clue in enumerate(clues):
-                    block[c, k] = pair_match(concept, clue)
+            self._match_pairs(state.candidates, [state.clues[giver] for giver in givers], block)
+
+    def _match_pairs(self, pictures: list[int], clues: list[list[int]], block: np.ndarray) -> None:
+        """`block[c, k]` = PAIR_MATCH of laid-out picture c and revealed clue k (zero for a clue without letters)."""
+        tiles = np.full((len(clues), self.game.max_clue_length), -1, dtype=np.int64)
+        for k, clue in enumerate(clues):
+            tiles[k, : len(clue)] = clue
+        k = self._kernels
+        k.match_pairs(k.WORDS, k.WORD_LENGTHS, np.array(pictures, dtype=np.int64), tiles, block)
 
     def _clue_against_target(self, target: int, tiles: list[int]) -> tuple[bool, bool, np.ndarray]:
         """A giver's clue so far against the target's words: (it fits a word, it fits one from that word's

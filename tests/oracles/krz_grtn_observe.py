@@ -1,7 +1,7 @@
 """KRZ GRTN's observation as it was written before the encoder wrote its seat rows by flat index and
-counted the bag from the seats' tallies, and the `roles` group's letter facts as they were computed before
-`kernels.extend_clue` (`envs/krz_grtn/observe.py`): the oracle the differential tests hold the encoder and
-the kernel to, bit for bit.
+counted the bag from the seats' tallies, and the `roles` group's letter facts and pair matches as they were
+computed before `kernels.extend_clue` and `kernels.match_pairs` (`envs/krz_grtn/observe.py`): the oracle the
+differential tests hold the encoder and the kernels to, bit for bit.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from tabletop.envs.krz_grtn.observe import ROLE_GLOBALS, SEAT_FEATURES, KrzGrtnObserver, _clue
+from tabletop.envs.krz_grtn.observe import PAIR_MATCH, ROLE_GLOBALS, SEAT_FEATURES, KrzGrtnObserver, _clue
 from tabletop.envs.krz_grtn.pictures import CONCEPTS, FEATURE_SIZE, FEATURES
 from tabletop.envs.krz_grtn.rules import GUESS, OVER, KrzGrtnState
 from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, LETTERS, NUM_LETTERS, TOTAL_LETTERS, skeleton
-from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_skeletons
+from tabletop.envs.krz_grtn.words import clue_letters, matched, matched_prefixes, word_fit, word_skeletons
 
 BAG_GLOBAL = ROLE_GLOBALS.index("letters in the middle / 56")
 
@@ -49,6 +49,31 @@ def letter_extensions(concept: int, letters: str) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def pair_match(concept: int, letters: str) -> np.ndarray:
+    """PAIR_MATCH for one picture and one clue's letters (blanks left out)."""
+    out = np.zeros(len(PAIR_MATCH), dtype=np.float32)
+    if not letters:
+        return out
+    words, n = word_skeletons(concept), len(letters)
+    common = [matched(letters, w) for w in words]
+    fits = [c == n for c in common]
+    initial = [w[0] == letters[0] for w in words]
+    heuristic = max(word_fit(letters, w, c) for w, c in zip(words, common))
+    out[:] = (
+        1.0,
+        max(common) / n,
+        any(fits),
+        any(initial),
+        any(f and i for f, i in zip(fits, initial)),
+        common[0] / n,
+        min(n, 8) / 8,
+        min(heuristic, 5.0) / 5.0,
+    )
+    out.setflags(write=False)  # shared by every caller through the cache
+    return out
+
+
 def clue_fits(concept: int, letters: str) -> tuple[bool, bool]:
     """ROLE_GLOBALS' "own clue fits a target word" and "... from its initial", as `_role_facts` had them."""
     words = word_skeletons(concept)
@@ -57,8 +82,8 @@ def clue_fits(concept: int, letters: str) -> tuple[bool, bool]:
 
 
 class OracleObserver(KrzGrtnObserver):
-    """The observer with its former `encode`, `_seats` and clue-against-target letter facts (the rest of the
-    `roles` group and the hidden parts are shared)."""
+    """The observer with its former `encode`, `_seats`, clue-against-target letter facts and pair matches (the
+    rest of the `roles` group and the hidden parts are shared)."""
 
     def encode(self, state: KrzGrtnState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         game, s, at = self.game, self.s, self.at
@@ -119,3 +144,9 @@ class OracleObserver(KrzGrtnObserver):
     def _clue_against_target(self, target: int, tiles: list[int]) -> tuple[bool, bool, np.ndarray]:
         letters = clue_letters(tiles)
         return (*clue_fits(target, letters), letter_extensions(target, letters)[:, 3:])
+
+    def _match_pairs(self, pictures: list[int], clues: list[list[int]], block: np.ndarray) -> None:
+        letters = [clue_letters(clue) for clue in clues]
+        for c, concept in enumerate(pictures):
+            for k, clue in enumerate(letters):
+                block[c, k] = pair_match(concept, clue)

@@ -15,7 +15,8 @@ from tabletop.agents.networks.roles import ACTOR
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
-from tabletop.envs.krz_grtn.observe import LETTER_FACTS, PAIR_MATCH, pair_match
+from tabletop.envs.krz_grtn.kernels import WORD_LENGTHS, WORDS, match_pairs
+from tabletop.envs.krz_grtn.observe import LETTER_FACTS, PAIR_MATCH
 from tabletop.envs.krz_grtn.phases import CLUE, GUESS
 from tabletop.envs.krz_grtn.pictures import concept_id
 from tabletop.envs.krz_grtn.tiles import LETTER_INDEX, NUM_TILE_KINDS
@@ -45,6 +46,13 @@ def play_until(spec: EnvSpec, phase: int, seed: int = 0):
     while state.phase != phase:
         state.apply(team.act(None, state.legal_action_mask(), state.view(state.current_player)))
     return env, state
+
+
+def pair_match(concept: int, letters: str) -> np.ndarray:
+    """The `pair_match` row the observer's kernel writes for one picture and one clue."""
+    block = np.zeros((1, 1, len(PAIR_MATCH)), dtype=np.float32)
+    tiles = np.array([[LETTER_INDEX[ch] for ch in letters] or [-1]], dtype=np.int64)
+    return match_pairs(WORDS, WORD_LENGTHS, np.array([concept], dtype=np.int64), tiles, block)[0, 0]
 
 
 def test_pair_match_compares_a_clue_with_a_pictures_words():
@@ -95,6 +103,29 @@ def test_roles_logits_come_from_their_own_row_with_shared_weights():
         expect[1, [first, second]] = base[1, [second, first]]
     np.testing.assert_allclose(moved, expect, rtol=1e-5, atol=1e-5)
     assert not np.allclose(base[0, act.guess(0)], base[0, act.guess(1)])
+
+
+def test_the_picture_scorer_runs_on_guesses_only_and_scores_as_over_every_position():
+    """X's picture scores come from the guess positions of a batch alone, and equal the scorer run over every
+    position with absent clues counting 0 (as it ran before)."""
+    policy = role_policy(FOUR)
+    extractor = policy.mlp_extractor
+    env, guess = play_until(FOUR, GUESS, seed=2)
+    _, clue = play_until(FOUR, CLUE, seed=2)
+    rows = torch.as_tensor(
+        np.stack([env.observer.encode(clue, clue.current_player), env.observer.encode(guess, guess.x)] * 3)
+    )
+    scored = []
+    extractor.pair.register_forward_hook(lambda module, inputs, output: scored.append(len(inputs[0])))
+    s = extractor.structure
+    with torch.no_grad():
+        logits = extractor.forward_actor(rows)
+        pairs = extractor._segment(rows, "pair_match", s["candidates"], s["clues"], s["pair_facts"])
+        context = extractor._segment(rows, "role_globals", s["globals"])[:, None, None, :]
+        every = extractor.pair(torch.cat([pairs, context.expand(-1, s["candidates"], s["clues"], -1)], dim=3))
+    assert scored[0] == 3  # the three guess positions, not all six
+    expected = (every.squeeze(3) * pairs[..., 0]).sum(dim=2)
+    torch.testing.assert_close(logits[:, act.guess(0) : act.guess(0) + s["candidates"]], expected)
 
 
 def test_roles_policy_exports_to_onnx_and_its_actor_plays_any_player_count(tmp_path, play_legal_game):

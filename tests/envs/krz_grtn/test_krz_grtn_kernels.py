@@ -1,6 +1,7 @@
-"""KRZ GRTN's compiled kernel against the Python it replaced (tests/oracles/krz_grtn_observe.py): for a
+"""KRZ GRTN's compiled kernels against the Python they replaced (tests/oracles/krz_grtn_observe.py): for a
 target and a clue so far, the same letter facts (LETTER_FACTS 4..7, bit for bit) and the same "own clue
-fits a target word" flags.
+fits a target word" flags; for laid-out pictures and revealed clues (blanks among their letters), the same
+PAIR_MATCH rows.
 
 Clues from random games rarely fit a word, so the clues here are drawn to: the letters of one of the
 target's words in order with some left out (they fit), such a clue with a letter put in (often one more
@@ -13,12 +14,12 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from oracles.krz_grtn_observe import clue_fits, letter_extensions
+from oracles.krz_grtn_observe import clue_fits, letter_extensions, pair_match
 
-from tabletop.envs.krz_grtn.kernels import WORD_LENGTHS, WORDS, extend_clue
-from tabletop.envs.krz_grtn.observe import letter_statics
+from tabletop.envs.krz_grtn.kernels import WORD_LENGTHS, WORDS, extend_clue, match_pairs
+from tabletop.envs.krz_grtn.observe import PAIR_MATCH, letter_statics
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
-from tabletop.envs.krz_grtn.tiles import LETTERS, NUM_LETTERS
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTERS, NUM_LETTERS
 from tabletop.envs.krz_grtn.words import word_skeletons
 
 CLUES = int(os.environ.get("KRZ_DIFF_POSITIONS", "4000"))
@@ -63,3 +64,25 @@ def test_the_word_table_spells_every_concepts_words():
         assert not WORD_LENGTHS[concept, len(words) :].any()
         for i, word in enumerate(words):
             assert "".join(LETTERS[k] for k in WORDS[concept, i, : len(word)]) == word
+
+
+def test_match_pairs_matches_the_python_it_replaced():
+    rng = np.random.default_rng(2026_12_04)
+    pictures = rng.integers(len(CONCEPTS), size=(CLUES // 8, 12))
+    fitting = 0
+    for row in pictures:
+        clues = [_clue(rng, int(rng.choice(row))) for _ in range(5)]  # clues for one of the pictures, mostly
+        tiles = np.full((5, 12), -1, dtype=np.int64)
+        for k, letters in enumerate(clues):
+            indices = [LETTERS.index(ch) for ch in letters]
+            for _ in range(rng.integers(3)):  # blanks anywhere in a clue count for nothing
+                indices.insert(rng.integers(len(indices) + 1), BLANK)
+            tiles[k, : len(indices)] = indices
+        block = np.zeros((len(row), 5, len(PAIR_MATCH)), dtype=np.float32)
+        match_pairs(WORDS, WORD_LENGTHS, row, tiles, block)
+        for c, concept in enumerate(row):
+            for k, letters in enumerate(clues):
+                where = f"concept {concept} ({CONCEPTS[concept].name!r}), clue {letters!r}"
+                assert np.array_equal(block[c, k], pair_match(int(concept), letters)), where
+                fitting += bool(block[c, k, 2])
+    assert fitting > CLUES // 8  # fitting pairs are exercised, not only misses
