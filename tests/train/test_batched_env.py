@@ -142,10 +142,10 @@ def test_a_search_player_is_an_opponent_in_both_paths():
     assert all(g.opponents[s][0].startswith("search") for g in new.games for s in g.opponents)
 
 
-def snapshot_env(games=6, seed=3):
+def snapshot_env(games=6, seed=3, game="cromlet", skip_forced=False):
     """Games against two frozen snapshots (distinct random networks) only."""
-    config = smoke_config("cromlet")
-    env = BatchedSelfPlayEnv(config.env, pools(config, {"self": 1.0}, seed, games), seed=seed)
+    config = smoke_config(game)
+    env = BatchedSelfPlayEnv(config.env, pools(config, {"self": 1.0}, seed, games), seed=seed, skip_forced=skip_forced)
     for name in ("a", "b"):
         torch.manual_seed(ord(name))
         policy = build_policy(
@@ -179,6 +179,22 @@ def test_snapshots_move_in_one_forward_pass_per_network_and_round():
     per_round = np.diff(rounds + [len(calls)])
     assert per_round.max() <= 2  # at most one pass per network and round
     assert max(calls) > 1  # games that face the same snapshot share its pass
+
+
+def test_snapshots_skipping_forced_moves_play_the_same_games():
+    """`sb3.skip_forced`: a snapshot's forward pass leaves out the games where it has one legal move (Chromino's
+    draws and passes), and every game goes on as before, draw for draw."""
+    rows = {}
+    for skip in (False, True):
+        env = snapshot_env(games=4, game="chromino", skip_forced=skip)
+        rows[skip] = []
+        for policy in {id(a.policy): a.policy for g in env.games for a in g.pool.snapshots.values()}.values():
+            policy.mlp_extractor.policy_net.register_forward_hook(
+                lambda module, inputs, output, seen=rows[skip]: seen.append(len(inputs[0]))
+            )
+        rows[skip].append(play(env, 40))
+    np.testing.assert_array_equal(rows[False].pop(), rows[True].pop())
+    assert sum(rows[True]) < sum(rows[False])
 
 
 def test_batched_choices_are_choose_action_choices(monkeypatch):

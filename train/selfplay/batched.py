@@ -77,6 +77,7 @@ class BatchedSelfPlayEnv(VecEnv):
         seed: int = 0,
         margin_shaping: float = 0.0,
         gamma: float = 1.0,
+        skip_forced: bool = False,
     ):
         check_learner_seats(learner_seats)
         if not pools:
@@ -87,6 +88,7 @@ class BatchedSelfPlayEnv(VecEnv):
         n = len(pools)
         self.games = [_Game(env, pool, cooperative, seed + i, margin_shaping, gamma) for i, pool in enumerate(pools)]
         self.learner_seats = learner_seats
+        self.skip_forced = skip_forced  # `sb3.skip_forced`: snapshots' forward passes leave out forced moves too
         aec = self.games[0].aec
         size = aec.observer.layout.size
         actions = aec.action_space(aec.possible_agents[0])
@@ -207,9 +209,12 @@ class BatchedSelfPlayEnv(VecEnv):
             for row, (game, opponent) in enumerate(members):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
-            with torch.inference_mode():
-                logits = actor_logits(policy, torch.from_numpy(obs)).numpy()
-            chosen = _masked_choice(logits, masks, [opponent.rng for _, opponent in members])
+            rows = np.flatnonzero(masks.sum(axis=1) > 1) if self.skip_forced else slice(None)
+            logits = np.zeros(masks.shape, dtype=np.float32)  # a forced move's logits: any, masked to its action
+            if not self.skip_forced or len(rows):
+                with torch.inference_mode():
+                    logits[rows] = actor_logits(policy, torch.from_numpy(obs[rows])).numpy()
+            chosen = _masked_choice(logits, masks, [opponent.rng for _, opponent in members])  # a draw every row
             moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]
         return moves
 

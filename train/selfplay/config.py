@@ -287,6 +287,14 @@ SB3 = Section(
             allowed="true or false",
         ),
         Param(
+            "skip_forced",
+            False,
+            "the update's actor pass leaves out forced moves (one legal action: nothing to learn there); "
+            "the same losses up to float rounding",
+            check=lambda v: isinstance(v, bool),
+            allowed="true or false",
+        ),
+        Param(
             "sampling",
             "uniform",
             "uniform (by the weights) or pfsp (the weights times how often each opponent still beats the learner)",

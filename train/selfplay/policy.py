@@ -3,7 +3,8 @@ and policy file a snapshot or checkpoint keeps.
 
 `mlp` trains with sb3-contrib's own MLP policy; every structured kind trains with `NetworkPolicy`, which puts
 the kind's network into SB3's `mlp_extractor` slot. Either way the weights carry `ActorCritic`'s names, so the
-policy file written beside each checkpoint loads without SB3 (`tabletop.agents.networks`).
+policy file written beside each checkpoint loads without SB3 (`tabletop.agents.networks`). Both can leave
+forced moves out of the update's actor pass (`ChoicesOnlyUpdate`, `sb3.skip_forced`).
 """
 
 from __future__ import annotations
@@ -27,11 +28,66 @@ def config_spec(network, env: EnvSpec) -> dict[str, Any]:
     return network_spec(env, network.kind, **sizes)
 
 
+class ChoicesOnlyUpdate:
+    """An SB3 policy mixin: with `skip_forced` set, the learner runs its actor only on the decisions that have a
+    choice, in the rollout's forward pass and in PPO's update. A forced move (one legal action) is played
+    whatever the logits, with log-probability 0 and entropy 0, so it adds nothing to the policy loss or its
+    gradient; only the critic needs it. Same actions, losses and gradients up to float rounding (the sums run
+    over fewer rows), so a config that turns it on is retrained, not resumed. In Chromino two decisions in
+    three are forced (draw, pass), and the actor is most of the update."""
+
+    skip_forced = False  # set by the trainer from `sb3.skip_forced`
+
+    def _skipping(self, action_masks) -> bool:
+        return self.skip_forced and action_masks is not None and self.share_features_extractor
+
+    @staticmethod
+    def _choices(masks: torch.Tensor) -> torch.Tensor:
+        """The rows with more than one legal action; if none, row 0 all the same (its logits are masked away), so
+        that every network kind sees at least one row."""
+        choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
+        return choices if len(choices) else choices.new_zeros(1)
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
+        if not self._skipping(action_masks):
+            return super().forward(obs, deterministic, action_masks)
+        features = self.extract_features(obs)
+        masks = torch.as_tensor(action_masks, device=features.device)
+        choices = self._choices(masks)
+        chosen = self.mlp_extractor.forward_actor(features[choices])
+        latent_pi = chosen.new_zeros(len(features), chosen.shape[1])
+        latent_pi[choices] = chosen  # a forced move's logits: any, masked down to its one action
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        distribution.apply_masking(masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        values = self.value_net(self.mlp_extractor.forward_critic(features))
+        return actions.reshape((-1, *self.action_space.shape)), values, distribution.log_prob(actions)
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
+        """The masked distribution too is built over the rows with a choice only: a forced move's log-probability
+        and entropy are 0."""
+        if not self._skipping(action_masks):
+            return super().evaluate_actions(obs, actions, action_masks)
+        features = self.extract_features(obs)
+        masks = torch.as_tensor(action_masks, device=features.device)
+        choices = self._choices(masks)
+        distribution = self._get_action_dist_from_latent(self.mlp_extractor.forward_actor(features[choices]))
+        distribution.apply_masking(masks[choices])
+        log_prob, entropy = features.new_zeros(len(features)), features.new_zeros(len(features))
+        log_prob[choices] = distribution.log_prob(actions[choices])
+        entropy[choices] = distribution.entropy()
+        return self.value_net(self.mlp_extractor.forward_critic(features)), log_prob, entropy
+
+
+class MlpPolicy(ChoicesOnlyUpdate, MaskableActorCriticPolicy):
+    """sb3-contrib's MLP policy, able to leave forced moves out of the update's actor pass."""
+
+
 def sb3_policy(spec: dict[str, Any], frozen_role: str | None = None) -> tuple[type[MaskableActorCriticPolicy], dict]:
     """(policy class, its SB3 `policy_kwargs`) for a network spec."""
     activation = ACTIVATIONS[spec["activation"]]
     if spec["kind"] == "mlp":
-        return MaskableActorCriticPolicy, {
+        return MlpPolicy, {
             "net_arch": {"pi": spec["hidden"], "vf": spec["hidden"]},
             "activation_fn": activation,
         }
@@ -68,7 +124,7 @@ def policy_file(policy: nn.Module, spec: dict[str, Any], env: EnvSpec) -> SavedP
     return saved_policy(spec, actor_weights(policy), env, "sb3")
 
 
-class NetworkPolicy(MaskableActorCriticPolicy):
+class NetworkPolicy(ChoicesOnlyUpdate, MaskableActorCriticPolicy):
     """MaskableActorCriticPolicy with a structured network kind (its `network` spec) in the `mlp_extractor` slot.
 
     The network already gives one logit per action, so SB3's action head is the identity; its `logit_heads()`

@@ -121,6 +121,7 @@ def make_vec_env(config: TrainConfig, seed: int) -> VecEnv:
             seed=seed,
             margin_shaping=config.sb3.margin_shaping,
             gamma=config.ppo.gamma,
+            skip_forced=config.sb3.skip_forced,
         )
         return VecMonitor(env)
     fns = [_make_env(config, rank, seed) for rank in range(n)]
@@ -217,6 +218,7 @@ def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
         device="cpu",
     )
     model.overlap = config.sb3.overlap
+    model.policy.skip_forced = config.sb3.skip_forced
     return model
 
 
