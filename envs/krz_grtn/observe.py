@@ -347,8 +347,8 @@ class KrzGrtnObserver:
     def _match_pairs(self, pictures: list[int], clues: list[list[int]], block: np.ndarray) -> None:
         """`block[c, k]` = PAIR_MATCH of laid-out picture c and revealed clue k (zero for a clue without letters)."""
         tiles = np.full((len(clues), self.game.max_clue_length), -1, dtype=np.int64)
-        for k, clue in enumerate(clues):
-            tiles[k, : len(clue)] = clue
+        for slot, clue in enumerate(clues):
+            tiles[slot, : len(clue)] = clue
         k = self._kernels
         k.match_pairs(k.WORDS, k.WORD_LENGTHS, np.array(pictures, dtype=np.int64), tiles, block)
 

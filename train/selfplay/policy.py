@@ -4,7 +4,7 @@ and policy file a snapshot or checkpoint keeps.
 `mlp` trains with sb3-contrib's own MLP policy; every structured kind trains with `NetworkPolicy`, which puts
 the kind's network into SB3's `mlp_extractor` slot. Either way the weights carry `ActorCritic`'s names, so the
 policy file written beside each checkpoint loads without SB3 (`tabletop.agents.networks`). Both can leave
-forced moves out of the update's actor pass (`ChoicesOnlyUpdate`, `sb3.skip_forced`).
+forced moves out of the actor's passes (`ChoicesOnlyActor`, `sb3.skip_forced`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def config_spec(network, env: EnvSpec) -> dict[str, Any]:
     return network_spec(env, network.kind, **sizes)
 
 
-class ChoicesOnlyUpdate:
+class ChoicesOnlyActor:
     """An SB3 policy mixin: with `skip_forced` set, the learner runs its actor only on the decisions that have a
     choice, in the rollout's forward pass and in PPO's update. A forced move (one legal action) is played
     whatever the logits, with log-probability 0 and entropy 0, so it adds nothing to the policy loss or its
@@ -79,8 +79,8 @@ class ChoicesOnlyUpdate:
         return self.value_net(self.mlp_extractor.forward_critic(features)), log_prob, entropy
 
 
-class MlpPolicy(ChoicesOnlyUpdate, MaskableActorCriticPolicy):
-    """sb3-contrib's MLP policy, able to leave forced moves out of the update's actor pass."""
+class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
+    """sb3-contrib's MLP policy, able to leave forced moves out of the actor's passes."""
 
 
 def sb3_policy(spec: dict[str, Any], frozen_role: str | None = None) -> tuple[type[MaskableActorCriticPolicy], dict]:
@@ -124,7 +124,7 @@ def policy_file(policy: nn.Module, spec: dict[str, Any], env: EnvSpec) -> SavedP
     return saved_policy(spec, actor_weights(policy), env, "sb3")
 
 
-class NetworkPolicy(ChoicesOnlyUpdate, MaskableActorCriticPolicy):
+class NetworkPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
     """MaskableActorCriticPolicy with a structured network kind (its `network` spec) in the `mlp_extractor` slot.
 
     The network already gives one logit per action, so SB3's action head is the identity; its `logit_heads()`
