@@ -209,14 +209,22 @@ class BatchedSelfPlayEnv(VecEnv):
             for row, (game, opponent) in enumerate(members):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
-            rows = np.flatnonzero(masks.sum(axis=1) > 1) if self.skip_forced else slice(None)
-            logits = np.zeros(masks.shape, dtype=np.float32)  # a forced move's logits: any, masked to its action
-            if not self.skip_forced or len(rows):
-                with torch.inference_mode():
-                    logits[rows] = actor_logits(policy, torch.from_numpy(obs[rows])).numpy()
+            logits = self._snapshot_logits(policy, obs, masks)
             chosen = _masked_choice(logits, masks, [opponent.rng for _, opponent in members])  # a draw every row
             moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]
         return moves
+
+    def _snapshot_logits(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """A frozen network's logits for a batch of its games; with `skip_forced`, the rows with one legal action
+        are not computed and left 0 (the mask leaves that action whatever its logit)."""
+        with torch.inference_mode():
+            if not self.skip_forced:
+                return actor_logits(policy, torch.from_numpy(obs)).numpy()
+            logits = np.zeros(masks.shape, dtype=np.float32)
+            rows = np.flatnonzero(masks.sum(axis=1) > 1)
+            if len(rows):
+                logits[rows] = actor_logits(policy, torch.from_numpy(obs[rows])).numpy()
+            return logits
 
     def _write_observations(self) -> np.ndarray:
         """The learner's observation and mask of every game, into the preallocated arrays; a copy out
