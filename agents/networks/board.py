@@ -62,6 +62,9 @@ class BoardExtractor(nn.Module):
         r, c = np.divmod(np.arange(cells), self.window)
         self.register_buffer("window_cells", torch.as_tensor(r * self.side + c, dtype=torch.long), persistent=False)
         self.register_buffer("axis", torch.arange(self.side, dtype=torch.float32), persistent=False)
+        area = self.side**2  # where each channel's cells start in the flat observation
+        starts = [o + k * area for o, c in self.planes for k in range(c)]
+        self.register_buffer("channel_starts", torch.as_tensor(starts, dtype=torch.long), persistent=False)
         self.stem = nn.Conv2d(channels, width, 3, padding=1)
         self.global_in = nn.Linear(num_globals, width, bias=False)
         self.blocks = nn.Sequential(*[_Block(width, activation) for _ in range(blocks)])
@@ -98,16 +101,24 @@ class BoardExtractor(nn.Module):
         return torch.as_tensor(position)
 
     def _inputs(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """(planes [batch, channels, side * side], globals [batch, globals], index of each window cell [batch, cells])."""
+        """(planes [batch, channels, cells], globals [batch, globals], index of each window cell [batch, cells]).
+
+        A window is gathered straight from the observation: the whole board's planes are never copied out
+        (for Chromino 11 x 45 x 45 floats a row, most of them outside the window)."""
         area = self.side**2
-        planes = torch.cat([features[:, o : o + c * area].reshape(-1, c, area) for o, c in self.planes], dim=1)
+        segments = [features[:, o : o + c * area].reshape(-1, c, area) for o, c in self.planes]
         globals_ = torch.index_select(features, 1, self.global_index)
         if self.window == self.side:
-            return planes, globals_, None
-        occupied = (planes.sum(dim=1) > 0).float().reshape(-1, self.side, self.side)
+            return torch.cat(segments, dim=1), globals_, None
+        occupied = segments[0].amax(dim=1)  # planes are counts and indicators: a cell is occupied if any is > 0
+        for segment in segments[1:]:
+            occupied = torch.maximum(occupied, segment.amax(dim=1))
+        occupied = (occupied > 0).float().reshape(-1, self.side, self.side)
         origin = [self._origin(occupied.amax(dim=axis)) for axis in (2, 1)]  # rows, columns
         index = self.window_cells.unsqueeze(0) + (origin[0] * self.side + origin[1]).unsqueeze(1)
-        return torch.gather(planes, 2, index.unsqueeze(1).expand(-1, planes.shape[1], -1)), globals_, index
+        flat = (self.channel_starts[None, :, None] + index.unsqueeze(1)).flatten(1)
+        planes = torch.gather(features, 1, flat).reshape(-1, len(self.channel_starts), self.window**2)
+        return planes, globals_, index
 
     def _origin(self, any_on: torch.Tensor) -> torch.Tensor:
         """First row (column) of the window: centred on the occupied span, kept on the board."""
@@ -117,7 +128,7 @@ class BoardExtractor(nn.Module):
         return torch.clamp(start, 0, self.side - self.window).long()
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return self._actor(features, *self._inputs(features))
+        return self._actor(self._row_features(features), *self._inputs(features))
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         planes, globals_, _ = self._inputs(features)
@@ -126,12 +137,34 @@ class BoardExtractor(nn.Module):
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Both heads, the window gathered once."""
         planes, globals_, index = self._inputs(features)
-        return self._actor(features, planes, globals_, index), self._critic(planes, globals_)
+        return self._actor(self._row_features(features), planes, globals_, index), self._critic(planes, globals_)
+
+    def forward_split(self, features: torch.Tensor, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor on `rows` only and the critic on all (`sb3.skip_forced`), the window gathered once."""
+        planes, globals_, index = self._inputs(features)
+        chosen = (
+            self._row_features(features)[rows],
+            planes[rows],
+            globals_[rows],
+            None if index is None else index[rows],
+        )
+        return self._actor(*chosen), self._critic(planes, globals_)
+
+    def _row_features(self, features: torch.Tensor) -> torch.Tensor | None:
+        """The per-action feature rows' segment [batch, count * features] (a view), or None."""
+        if not self.rows:
+            return None
+        o, n, f = self.rows["offset"], self.rows["count"], self.rows["features"]
+        return features[:, o : o + n * f]
 
     def _actor(
-        self, features: torch.Tensor, planes: torch.Tensor, globals_: torch.Tensor, index: torch.Tensor | None
+        self,
+        row_features: torch.Tensor | None,
+        planes: torch.Tensor,
+        globals_: torch.Tensor,
+        index: torch.Tensor | None,
     ) -> torch.Tensor:
-        batch = features.shape[0]
+        batch = planes.shape[0]
         x = planes.reshape(batch, -1, self.window, self.window)
         h = self.blocks(self.act(self.stem(x) + self.global_in(globals_)[:, :, None, None]))
         cells = self.cell_logits(h).reshape(batch, self.cell_kinds, -1)
@@ -141,19 +174,18 @@ class BoardExtractor(nn.Module):
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), globals_], dim=1)
         parts = [cells.reshape(batch, -1)]
         if self.rows:
-            parts.append(self._row_logits(features, pooled))
+            parts.append(self._row_logits(row_features, pooled))
         parts.append(self.extra_logits(pooled))
         return torch.index_select(torch.cat(parts, dim=1), 1, self.order)
 
-    def _row_logits(self, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
+    def _row_logits(self, row_features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         """One logit per row, by the shared scorer. Equal rows (a palindrome's two readings lay the same
         colours) are equally good moves and must tie exactly: float32 matrix products round a row
         differently by where it sits, and torch and onnxruntime would then break the tie differently.
         In float64 those differences vanish when rounded back to float32. The rows' mean is taken off:
         a choice among rows does not see it, and left free it drifted to logits near 100, where float32
         rounding alone exceeds the export check's tolerance."""
-        o, n, f = self.rows["offset"], self.rows["count"], self.rows["features"]
-        rows = features[:, o : o + n * f].reshape(-1, n, f).double()
+        rows = row_features.reshape(-1, self.rows["count"], self.rows["features"]).double()
         hidden = nn.functional.linear(rows, self.row_in.weight.double(), self.row_in.bias.double())
         context = nn.functional.linear(
             pooled.double(), self.row_context.weight.double(), self.row_context.bias.double()

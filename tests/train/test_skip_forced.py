@@ -80,8 +80,18 @@ def test_skipping_forced_moves_changes_no_action_loss_or_gradient(case):
 
     full = _evaluate(policy, observations, masks, actions, skip=False)
     actor_rows = []
-    forward_actor = policy.mlp_extractor.forward_actor
-    policy.mlp_extractor.forward_actor = lambda features: actor_rows.append(len(features)) or forward_actor(features)
+    extractor = policy.mlp_extractor
+    forward_actor, split = extractor.forward_actor, getattr(extractor, "forward_split", None)
+    extractor.forward_actor = lambda features: actor_rows.append(len(features)) or forward_actor(features)
+    if split is not None:  # the actor's rows and the critic's all in one pass: the same as the two passes
+        choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
+        with torch.no_grad():
+            one_pass, two_passes = (
+                split(observations, choices),
+                (forward_actor(observations[choices]), extractor.forward_critic(observations)),
+            )
+        assert all(torch.equal(a, b) for a, b in zip(one_pass, two_passes))
+        extractor.forward_split = lambda features, rows: actor_rows.append(len(rows)) or split(features, rows)
     skipped = _evaluate(policy, observations, masks, actions, skip=True)
     assert actor_rows == [len(actions) - forced]  # the actor saw the decisions with a choice only
     for name, a, b in zip(("values", "log-probabilities", "entropies"), full[:3], skipped[:3]):

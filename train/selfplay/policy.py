@@ -54,13 +54,13 @@ class ChoicesOnlyActor:
         features = self.extract_features(obs)
         masks = torch.as_tensor(action_masks, device=features.device)
         choices = self._choices(masks)
-        chosen = self.mlp_extractor.forward_actor(features[choices])
+        chosen, latent_vf = self._latents(features, choices)
         latent_pi = chosen.new_zeros(len(features), chosen.shape[1])
         latent_pi[choices] = chosen  # a forced move's logits: any, masked down to its one action
         distribution = self._get_action_dist_from_latent(latent_pi)
         distribution.apply_masking(masks)
         actions = distribution.get_actions(deterministic=deterministic)
-        values = self.value_net(self.mlp_extractor.forward_critic(features))
+        values = self.value_net(latent_vf)
         return actions.reshape((-1, *self.action_space.shape)), values, distribution.log_prob(actions)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
@@ -71,12 +71,21 @@ class ChoicesOnlyActor:
         features = self.extract_features(obs)
         masks = torch.as_tensor(action_masks, device=features.device)
         choices = self._choices(masks)
-        distribution = self._get_action_dist_from_latent(self.mlp_extractor.forward_actor(features[choices]))
+        chosen, latent_vf = self._latents(features, choices)
+        distribution = self._get_action_dist_from_latent(chosen)
         distribution.apply_masking(masks[choices])
         log_prob, entropy = features.new_zeros(len(features)), features.new_zeros(len(features))
         log_prob[choices] = distribution.log_prob(actions[choices])
         entropy[choices] = distribution.entropy()
-        return self.value_net(self.mlp_extractor.forward_critic(features)), log_prob, entropy
+        return self.value_net(latent_vf), log_prob, entropy
+
+    def _latents(self, features: torch.Tensor, choices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the actor's latent on the rows `choices`, the critic's on all); a network that can share its inputs
+        between the two (the `board` kind's window) does both in one `forward_split`."""
+        split = getattr(self.mlp_extractor, "forward_split", None)
+        if split is not None:
+            return split(features, choices)
+        return self.mlp_extractor.forward_actor(features[choices]), self.mlp_extractor.forward_critic(features)
 
 
 class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
