@@ -97,6 +97,83 @@ def search(accept, contacts, ends, size, box, oriented, junior, oriented_colours
 
 
 @numba.njit(cache=True)
+def places_after(
+    colour,
+    tile_at,
+    contacts,
+    accept,
+    ends,
+    size,
+    box,
+    moves,
+    hand,
+    unseen,
+    rivals,
+    palindrome,
+    junior,
+    oriented_colours,
+):
+    """`Table.places_after`: for each placement row of `moves` (tile, orientation, row, col, ...), on the table
+    with it laid: the places each tile of `hand` has (-1 for the laid tile), how many of `unseen` have one, and
+    whether any of `rivals` has one. A legal placement never covers the start tile, so it is never laid as one."""
+    n = len(moves)
+    places = np.full((n, len(hand)), -1, dtype=np.int64)
+    fits = np.zeros(n, dtype=np.int64)
+    rival_fits = np.zeros(n, dtype=np.bool_)
+    unseen_oriented, rivals_oriented = oriented(unseen, palindrome), oriented(rivals, palindrome)
+    counts = np.zeros(len(palindrome), dtype=np.int64)
+    for i in range(n):
+        tile, orientation, r, c = moves[i, 0], moves[i, 1], moves[i, 2] + PAD, moves[i, 3] + PAD
+        dr, dc = (1, 0) if orientation >= 2 else (0, 1)  # table._STEPS: vertical from orientation 2 on
+        contacts_after, accept_after, ends_after = contacts.copy(), accept.copy(), ends.copy()
+        colours = oriented_colours[2 * tile + (orientation & 1)]
+        lay(
+            colour.copy(),
+            tile_at.copy(),
+            contacts_after,
+            accept_after,
+            ends_after,
+            size,
+            tile,
+            colours,
+            r,
+            c,
+            dr,
+            dc,
+            False,
+        )
+        after = (min(box[0], r - dr), max(box[1], r + dr), min(box[2], c - dc), max(box[3], c + dc))
+        rest = hand[hand != tile]
+        for row in search(
+            accept_after, contacts_after, ends_after, size, after, oriented(rest, palindrome), junior, oriented_colours
+        ):
+            counts[row[0]] += 1
+        for k in range(len(hand)):
+            if hand[k] != tile:
+                places[i, k] = counts[hand[k]]
+                counts[hand[k]] = 0
+        if len(unseen):
+            found = search(
+                accept_after, contacts_after, ends_after, size, after, unseen_oriented, junior, oriented_colours
+            )
+            for row in found:
+                counts[row[0]] = 1
+            for t in unseen:
+                fits[i] += counts[t]
+                counts[t] = 0
+        if len(rivals):
+            rival_fits[i] = (
+                len(
+                    search(
+                        accept_after, contacts_after, ends_after, size, after, rivals_oriented, junior, oriented_colours
+                    )
+                )
+                > 0
+            )
+    return places, fits, rival_fits
+
+
+@numba.njit(cache=True)
 def lay(colour, tile_at, contacts, accept, ends, size, tile, colours, r, c, dr, dc, at_start):
     """Lay tile `tile` (squares `colours` in reading order, its centre on padded cell (r, c), along
     (dr, dc); `at_start`: the start placement) into the arrays and bring the empty cells around it up

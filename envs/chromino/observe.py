@@ -13,7 +13,6 @@ import numpy as np
 from tabletop.envs.chromino import tiles as T
 from tabletop.envs.chromino.actions import NUM_ORIENTATIONS, OVER
 from tabletop.envs.chromino.rules import ChrominoGame, ChrominoState
-from tabletop.envs.chromino.table import Placement
 from tabletop.envs.core import Layout, Parameters
 from tabletop.envs.core.params import feature_groups
 from tabletop.envs.core.structures import board_structure, require_segments
@@ -246,22 +245,23 @@ class ChrominoObserver:
         """Per legal placement: (fraction of the rest of the hand that still has a place, their mean
         log(1 + places) / log(1 + 4 * cells), 1 if no opponent's public last tile has a place after it,
         fraction of the unseen tiles without a place after it, 1 if it leaves the hand a lone chameleon)."""
-        junior, hand = self.game.junior, state.hands[mover]
+        hand = np.asarray(state.hands[mover], dtype=np.int64)
         rivals = [h[0] for s, h in enumerate(state.hands) if s != mover and len(h) == 1 and not state.finished[s]]
-        known = set(hand) | {p.tile for p in state.placements}
-        unseen = [t for t in range(T.NUM_TILES) if t not in known]
-        scale = np.log1p(NUM_ORIENTATIONS * self.game.grid_size**2)
-        after, (options, blocks, shuts, lone_chameleon) = np.ones(len(moves)), np.zeros((4, len(moves)))
-        for i, (tile, orientation, row, col, _) in enumerate(moves.tolist()):
-            rest = list(hand)
-            rest.remove(tile)
-            lone_chameleon[i] = len(rest) == 1 and T.IS_CHAMELEON[rest[0]]
-            table = state.table.place(Placement(tile, orientation, row, col))
-            if unseen:
-                shuts[i] = 1 - np.unique(table.search(unseen, junior)[:, 0]).size / len(unseen)
-            if rest:
-                counts = np.bincount(table.search(rest, junior)[:, 0], minlength=T.NUM_TILES)[rest]
-                after[i] = np.count_nonzero(counts) / len(rest)
-                options[i] = np.log1p(counts).mean() / scale
-            blocks[i] = float(bool(rivals) and len(table.search(rivals, junior)) == 0)
+        seen = np.zeros(T.NUM_TILES, dtype=bool)
+        seen[hand] = True
+        seen[[p.tile for p in state.placements]] = True
+        unseen = np.flatnonzero(~seen)
+        places, fits, rival_fits = state.table.places_after(moves, hand, unseen, rivals, self.game.junior)
+        n, rest = len(moves), len(hand) - 1
+        after, options, shuts = np.ones(n), np.zeros(n), np.zeros(n)
+        if rest:
+            counts = places[places >= 0].reshape(n, rest)  # each row: the rest of the hand, in the hand's order
+            after = np.count_nonzero(counts, axis=1) / rest
+            options = np.log1p(counts).mean(axis=1) / np.log1p(NUM_ORIENTATIONS * self.game.grid_size**2)
+        if len(unseen):
+            shuts = 1 - fits / len(unseen)
+        blocks = (~rival_fits).astype(float) if rivals else np.zeros(n)
+        lone_chameleon = np.zeros(n)
+        if rest == 1:
+            lone_chameleon = T.IS_CHAMELEON[np.where(moves[:, 0] == hand[0], hand[1], hand[0])].astype(float)
         return after, options, blocks, shuts, lone_chameleon

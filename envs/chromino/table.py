@@ -163,6 +163,27 @@ class Table:
             T.ORIENTED_COLOURS,
         )
 
+    def places_after(self, moves: np.ndarray, hand, unseen, rivals, junior: bool = False) -> tuple[np.ndarray, ...]:
+        """A one-ply look-ahead in one compiled call: for each placement row of `moves` (tile, orientation, row,
+        col, ...), on this table with it laid, (the places each tile of `hand` has, -1 in the laid tile's column;
+        how many tiles of `unseen` have a place; whether any tile of `rivals` has one), by the junior rule if `junior`."""
+        return kernels.places_after(
+            self.colour,
+            self.tile_at,
+            self.contacts,
+            self.accept,
+            self.ends,
+            self.size,
+            self.bbox,
+            moves,
+            np.asarray(hand, dtype=np.int64),
+            np.asarray(unseen, dtype=np.int64),
+            np.asarray(rivals, dtype=np.int64),
+            T.PALINDROME,
+            junior,
+            T.ORIENTED_COLOURS,
+        )
+
     # --- changing (returns a new table) ------------------------------------------------------------
     @classmethod
     def laid(cls, size: int, placements) -> Table:
