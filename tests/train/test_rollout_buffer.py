@@ -1,5 +1,6 @@
 """GatheringRolloutBuffer (train/selfplay/rollout_buffer.py) against SB3's MaskableRolloutBuffer: the same
-minibatches, in the same order, under the same seed, rollout after rollout, with its observation array kept."""
+minibatches, in the same order, under the same seed, rollout after rollout, with its observation array kept and
+one block for every minibatch's observations."""
 
 from __future__ import annotations
 
@@ -39,14 +40,16 @@ def test_minibatches_match_sb3s_rollout_after_rollout():
             buffer.reset()
         assert ours.observations is kept  # one array for every rollout
         _fill((ours, theirs), rng)
-        batches = {}
-        for name, buffer in (("ours", ours), ("theirs", theirs)):
-            np.random.seed(rollout)
-            batches[name] = list(buffer.get(batch_size=8))  # 36 samples: four of 8, one of 4
-        assert len(batches["ours"]) == len(batches["theirs"]) == 5
-        for mine, sb3 in zip(batches["ours"], batches["theirs"]):
+        np.random.seed(rollout)
+        sb3_batches = list(theirs.get(batch_size=8))  # 36 samples: four of 8, one of 4
+        np.random.seed(rollout)
+        compared, blocks = 0, set()
+        for mine, sb3 in zip(ours.get(batch_size=8), sb3_batches, strict=True):  # each used before the next is drawn
             for a, b in zip(mine, sb3):
                 assert torch.equal(a, b)
+            blocks.add(mine.observations.data_ptr())
+            compared += 1
+        assert compared == 5 and len(blocks) == 1  # one block holds every minibatch's observations in turn
 
 
 def test_flat_observations_follow_sb3s_env_major_order():
