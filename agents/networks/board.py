@@ -65,6 +65,7 @@ class BoardExtractor(nn.Module):
         area = self.side**2  # where each channel's cells start in the flat observation
         starts = [o + k * area for o, c in self.planes for k in range(c)]
         self.register_buffer("channel_starts", torch.as_tensor(starts, dtype=torch.long), persistent=False)
+        self.runs = self._runs(starts, area)
         self.stem = nn.Conv2d(channels, width, 3, padding=1)
         self.global_in = nn.Linear(num_globals, width, bias=False)
         self.blocks = nn.Sequential(*[_Block(width, activation) for _ in range(blocks)])
@@ -106,7 +107,7 @@ class BoardExtractor(nn.Module):
         A window is gathered straight from the observation: the whole board's planes are never copied out
         (for Chromino 11 x 45 x 45 floats a row, most of them outside the window)."""
         area = self.side**2
-        segments = [features[:, o : o + c * area].reshape(-1, c, area) for o, c in self.planes]
+        segments = [features[:, o : o + c * area].reshape(-1, c, area) for o, c in self.runs]
         globals_ = torch.index_select(features, 1, self.global_index)
         if self.window == self.side:
             return torch.cat(segments, dim=1), globals_, None
@@ -119,6 +120,15 @@ class BoardExtractor(nn.Module):
         flat = (self.channel_starts[None, :, None] + index.unsqueeze(1)).flatten(1)
         planes = torch.gather(features, 1, flat).reshape(-1, len(self.channel_starts), self.window**2)
         return planes, globals_, index
+
+    @staticmethod
+    def _runs(starts: list[int], area: int) -> list[tuple[int, int]]:
+        """The channels as (offset, channels) runs that lie back to back in the observation, each one view."""
+        runs = [(starts[0], 1)]
+        for start in starts[1:]:
+            offset, channels = runs[-1]
+            runs[-1:] = [(offset, channels + 1)] if start == offset + channels * area else [runs[-1], (start, 1)]
+        return runs
 
     def _origin(self, any_on: torch.Tensor) -> torch.Tensor:
         """First row (column) of the window: centred on the occupied span, kept on the board."""
