@@ -16,6 +16,7 @@ import torch
 
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import NetworkConfig, load_config
+from tabletop.train.selfplay.imitation import _clone_losses
 from tabletop.train.selfplay.policy import build_policy, network_policy
 from tabletop.train.selfplay.trainer import make_vec_env, new_model
 
@@ -133,3 +134,36 @@ def test_a_batch_of_forced_moves_alone():
     with torch.no_grad():
         chosen, _, log_prob = policy(observations[forced], action_masks=masks[forced])
     assert torch.equal(chosen, actions[forced]) and not log_prob.any()
+
+
+@pytest.mark.parametrize("case", ["mlp", "board"])
+def test_the_warm_start_fit_leaves_forced_moves_out_too(case):
+    """The imitation fit's cross-entropy and values with the switch: the same up to rounding, the actor run on
+    the rows with a choice only (a forced move's cross-entropy is 0 whatever the weights)."""
+    env_id, kwargs, network = CASES[case]
+    spec = EnvSpec(env_id, kwargs)
+    policy = _policy(spec, network)
+    observations, masks, actions = _decisions(spec, 120)
+    masks = masks.bool()  # as the fit reads them
+    target = torch.nn.functional.one_hot(actions, masks.shape[1]).float()  # the teacher's move
+    forced = int((masks.sum(dim=1) == 1).sum())
+    results, actor_rows = [], []
+    extractor = policy.mlp_extractor
+    for name in ("forward_actor", "forward_split"):
+        original = getattr(extractor, name, None)
+        if original is not None:
+            setattr(extractor, name, lambda *a, original=original: actor_rows.append(len(a[-1])) or original(*a))
+    for skip in (False, True):
+        policy.skip_forced = skip
+        policy.zero_grad()
+        actor_rows.clear()
+        cross_entropy, values = _clone_losses(policy, observations, masks, target)
+        (cross_entropy + values.square().mean()).backward()
+        results.append(
+            (cross_entropy.detach(), values.detach(), {n: w.grad.clone() for n, w in policy.named_parameters()})
+        )
+    assert actor_rows == [len(actions) - forced]  # the last pass, with the switch
+    assert torch.allclose(results[0][0], results[1][0], atol=1e-6)
+    assert torch.allclose(results[0][1], results[1][1], atol=1e-6)
+    for name, grad in results[0][2].items():
+        assert torch.allclose(grad, results[1][2][name], rtol=1e-4, atol=1e-7), name

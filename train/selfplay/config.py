@@ -289,8 +289,8 @@ SB3 = Section(
         Param(
             "skip_forced",
             False,
-            "the actor runs only on decisions with a choice, in the rollout, the update and the snapshots' passes "
-            "(a forced move has nothing to learn); the same losses up to float rounding",
+            "the actor runs only on decisions with a choice, in the rollout, the update, the snapshots' passes and "
+            "the warm start's fit (a forced move has nothing to learn); the same losses up to float rounding",
             check=lambda v: isinstance(v, bool),
             allowed="true or false",
         ),

@@ -190,8 +190,8 @@ def fit(
             index = np.sort(order[start : start + batch_size])
             obs, masks, target, returns = _tensors(train, index)
             target = target / target.sum(dim=1, keepdim=True)  # float16 rounding
-            cross_entropy = -(target * masked_log_probs(policy, obs, masks)).sum(dim=1).mean()
-            value_error = torch.nn.functional.mse_loss(policy.predict_values(obs).squeeze(1), returns)
+            cross_entropy, values = _clone_losses(policy, obs, masks, target)
+            value_error = torch.nn.functional.mse_loss(values.squeeze(1), returns)
             loss = cross_entropy + value_coef * value_error
             optimizer.zero_grad()
             loss.backward()
@@ -213,6 +213,19 @@ def fit(
     return FitResult(
         epochs, len(train), loss_sum / max(1, batches), accuracy, mse, zero, best_epoch, time.process_time() - started
     )
+
+
+def _clone_losses(policy, obs: torch.Tensor, masks: torch.Tensor, target: torch.Tensor):
+    """(the cross-entropy against the teacher's targets, averaged over the batch; the critic's values). With the
+    learner's `skip_forced` the actor runs only on the decisions with a choice, as in PPO's update: a forced move's
+    cross-entropy is 0 whatever the weights, so the loss is the same up to float rounding."""
+    if not getattr(policy, "skip_forced", False):
+        return -(target * masked_log_probs(policy, obs, masks)).sum(dim=1).mean(), policy.predict_values(obs)
+    choices = policy.choice_rows(masks)
+    latent_pi, latent_vf = policy.split_latents(policy.extract_features(obs), choices)
+    logits = policy.action_net(latent_pi)
+    log_probs = torch.log_softmax(torch.where(masks[choices], logits, torch.full_like(logits, MASKED_LOGIT)), dim=1)
+    return -(target[choices] * log_probs).sum() / len(obs), policy.value_net(latent_vf)
 
 
 def evaluate_clone(policy, data: Decisions, batch_size: int = 2048) -> tuple[float, float]:

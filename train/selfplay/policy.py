@@ -42,7 +42,7 @@ class ChoicesOnlyActor:
         return self.skip_forced and action_masks is not None and self.share_features_extractor
 
     @staticmethod
-    def _choices(masks: torch.Tensor) -> torch.Tensor:
+    def choice_rows(masks: torch.Tensor) -> torch.Tensor:
         """The rows with more than one legal action; if none, row 0 all the same (its logits are masked away), so
         that every network kind sees at least one row."""
         choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
@@ -53,8 +53,8 @@ class ChoicesOnlyActor:
             return super().forward(obs, deterministic, action_masks)
         features = self.extract_features(obs)
         masks = torch.as_tensor(action_masks, device=features.device)
-        choices = self._choices(masks)
-        chosen, latent_vf = self._latents(features, choices)
+        choices = self.choice_rows(masks)
+        chosen, latent_vf = self.split_latents(features, choices)
         latent_pi = chosen.new_zeros(len(features), chosen.shape[1])
         latent_pi[choices] = chosen  # a forced move's logits: any, masked down to its one action
         distribution = self._get_action_dist_from_latent(latent_pi)
@@ -70,8 +70,8 @@ class ChoicesOnlyActor:
             return super().evaluate_actions(obs, actions, action_masks)
         features = self.extract_features(obs)
         masks = torch.as_tensor(action_masks, device=features.device)
-        choices = self._choices(masks)
-        chosen, latent_vf = self._latents(features, choices)
+        choices = self.choice_rows(masks)
+        chosen, latent_vf = self.split_latents(features, choices)
         distribution = self._get_action_dist_from_latent(chosen)
         distribution.apply_masking(masks[choices])
         log_prob, entropy = features.new_zeros(len(features)), features.new_zeros(len(features))
@@ -79,7 +79,7 @@ class ChoicesOnlyActor:
         entropy[choices] = distribution.entropy()
         return self.value_net(latent_vf), log_prob, entropy
 
-    def _latents(self, features: torch.Tensor, choices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def split_latents(self, features: torch.Tensor, choices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(the actor's latent on the rows `choices`, the critic's on all); a network that can share its inputs
         between the two (the `board` kind's window) does both in one `forward_split`."""
         split = getattr(self.mlp_extractor, "forward_split", None)
