@@ -143,33 +143,26 @@ def places_after(
             False,
         )
         after = (min(box[0], r - dr), max(box[1], r + dr), min(box[2], c - dc), max(box[3], c + dc))
-        rest = hand[hand != tile]
-        for row in search(
-            accept_after, contacts_after, ends_after, size, after, oriented(rest, palindrome), junior, oriented_colours
-        ):
+        rest = oriented(hand[hand != tile], palindrome)
+        for row in search(accept_after, contacts_after, ends_after, size, after, rest, junior, oriented_colours):
             counts[row[0]] += 1
         for k in range(len(hand)):
             if hand[k] != tile:
                 places[i, k] = counts[hand[k]]
                 counts[hand[k]] = 0
         if len(unseen):
-            found = search(
+            for row in search(
                 accept_after, contacts_after, ends_after, size, after, unseen_oriented, junior, oriented_colours
-            )
-            for row in found:
+            ):
                 counts[row[0]] = 1
             for t in unseen:
                 fits[i] += counts[t]
                 counts[t] = 0
         if len(rivals):
-            rival_fits[i] = (
-                len(
-                    search(
-                        accept_after, contacts_after, ends_after, size, after, rivals_oriented, junior, oriented_colours
-                    )
-                )
-                > 0
+            found = search(
+                accept_after, contacts_after, ends_after, size, after, rivals_oriented, junior, oriented_colours
             )
+            rival_fits[i] = len(found) > 0
     return places, fits, rival_fits
 
 
