@@ -55,15 +55,15 @@ class BoardExtractor(nn.Module):
     ):
         super().__init__()
         s = structure
-        self.side, self.window, self.planes = s["side"], s["window"], [tuple(p) for p in s["planes"]]
+        self.side, self.window, planes = s["side"], s["window"], [tuple(p) for p in s["planes"]]
         self.cell_base, self.cell_kinds, self.rows = s["cell_base"], s["cell_kinds"], s["rows"]
-        channels, cells, num_globals = sum(c for _, c in self.planes), self.window**2, len(s["global_index"])
+        channels, cells, num_globals = sum(c for _, c in planes), self.window**2, len(s["global_index"])
         self.register_buffer("global_index", torch.as_tensor(s["global_index"], dtype=torch.long), persistent=False)
         r, c = np.divmod(np.arange(cells), self.window)
         self.register_buffer("window_cells", torch.as_tensor(r * self.side + c, dtype=torch.long), persistent=False)
         self.register_buffer("axis", torch.arange(self.side, dtype=torch.float32), persistent=False)
         area = self.side**2  # where each channel's cells start in the flat observation
-        starts = [o + k * area for o, c in self.planes for k in range(c)]
+        starts = [o + k * area for o, c in planes for k in range(c)]
         self.register_buffer("channel_starts", torch.as_tensor(starts, dtype=torch.long), persistent=False)
         self.runs = self._runs(starts, area)
         self.stem = nn.Conv2d(channels, width, 3, padding=1)

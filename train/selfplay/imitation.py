@@ -143,7 +143,10 @@ def _concatenate(chunks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]
 
 
 def masked_log_probs(policy, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    logits = actor_logits(policy, observations)
+    return _masked_log_softmax(actor_logits(policy, observations), masks)
+
+
+def _masked_log_softmax(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(torch.where(masks, logits, torch.full_like(logits, MASKED_LOGIT)), dim=1)
 
 
@@ -221,10 +224,8 @@ def _clone_losses(policy, obs: torch.Tensor, masks: torch.Tensor, target: torch.
     cross-entropy is 0 whatever the weights, so the loss is the same up to float rounding."""
     if not getattr(policy, "skip_forced", False):
         return -(target * masked_log_probs(policy, obs, masks)).sum(dim=1).mean(), policy.predict_values(obs)
-    choices = policy.choice_rows(masks)
-    latent_pi, latent_vf = policy.split_latents(policy.extract_features(obs), choices)
-    logits = policy.action_net(latent_pi)
-    log_probs = torch.log_softmax(torch.where(masks[choices], logits, torch.full_like(logits, MASKED_LOGIT)), dim=1)
+    _, choices, latent_pi, latent_vf = policy.choice_latents(obs, masks)
+    log_probs = _masked_log_softmax(policy.action_net(latent_pi), masks[choices])
     return -(target[choices] * log_probs).sum() / len(obs), policy.value_net(latent_vf)
 
 

@@ -41,21 +41,27 @@ class ChoicesOnlyActor:
     def _skipping(self, action_masks) -> bool:
         return self.skip_forced and action_masks is not None and self.share_features_extractor
 
-    @staticmethod
-    def choice_rows(masks: torch.Tensor) -> torch.Tensor:
-        """The rows with more than one legal action; if none, row 0 all the same (its logits are masked away), so
-        that every network kind sees at least one row."""
+    def choice_latents(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, ...]:
+        """(the masks as a tensor, the rows with a choice, the actor's latent on those rows, the critic's on all).
+        If no row has a choice, row 0 stands in (its logits are masked away), so that every network kind sees
+        at least one row; a network that can share its inputs between the two heads (the `board` kind's window)
+        computes both in one `forward_split`."""
+        features = self.extract_features(obs)
+        masks = torch.as_tensor(action_masks, device=features.device)
         choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
-        return choices if len(choices) else choices.new_zeros(1)
+        if not len(choices):
+            choices = choices.new_zeros(1)
+        split = getattr(self.mlp_extractor, "forward_split", None)
+        if split is not None:
+            return masks, choices, *split(features, choices)
+        actor, critic = self.mlp_extractor.forward_actor(features[choices]), self.mlp_extractor.forward_critic(features)
+        return masks, choices, actor, critic
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
         if not self._skipping(action_masks):
             return super().forward(obs, deterministic, action_masks)
-        features = self.extract_features(obs)
-        masks = torch.as_tensor(action_masks, device=features.device)
-        choices = self.choice_rows(masks)
-        chosen, latent_vf = self.split_latents(features, choices)
-        latent_pi = chosen.new_zeros(len(features), chosen.shape[1])
+        masks, choices, chosen, latent_vf = self.choice_latents(obs, action_masks)
+        latent_pi = chosen.new_zeros(len(masks), chosen.shape[1])
         latent_pi[choices] = chosen  # a forced move's logits: any, masked down to its one action
         distribution = self._get_action_dist_from_latent(latent_pi)
         distribution.apply_masking(masks)
@@ -68,24 +74,13 @@ class ChoicesOnlyActor:
         and entropy are 0."""
         if not self._skipping(action_masks):
             return super().evaluate_actions(obs, actions, action_masks)
-        features = self.extract_features(obs)
-        masks = torch.as_tensor(action_masks, device=features.device)
-        choices = self.choice_rows(masks)
-        chosen, latent_vf = self.split_latents(features, choices)
+        masks, choices, chosen, latent_vf = self.choice_latents(obs, action_masks)
         distribution = self._get_action_dist_from_latent(chosen)
         distribution.apply_masking(masks[choices])
-        log_prob, entropy = features.new_zeros(len(features)), features.new_zeros(len(features))
+        log_prob, entropy = latent_vf.new_zeros(len(masks)), latent_vf.new_zeros(len(masks))
         log_prob[choices] = distribution.log_prob(actions[choices])
         entropy[choices] = distribution.entropy()
         return self.value_net(latent_vf), log_prob, entropy
-
-    def split_latents(self, features: torch.Tensor, choices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(the actor's latent on the rows `choices`, the critic's on all); a network that can share its inputs
-        between the two (the `board` kind's window) does both in one `forward_split`."""
-        split = getattr(self.mlp_extractor, "forward_split", None)
-        if split is not None:
-            return split(features, choices)
-        return self.mlp_extractor.forward_actor(features[choices]), self.mlp_extractor.forward_critic(features)
 
 
 class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):

@@ -38,7 +38,7 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
         env, step = np.divmod(indices, self.buffer_size)
         rows = torch.from_numpy(self.observations.reshape(-1, *self.obs_shape))
         block = getattr(self, "_minibatch", None)
-        if block is None or len(block) < len(indices) or block.shape[1:] != rows.shape[1:]:
+        if block is None or len(block) < len(indices):  # the largest minibatch so far
             block = self._minibatch = torch.empty((len(indices), *rows.shape[1:]), dtype=rows.dtype)
         return torch.index_select(rows, 0, torch.from_numpy(step * self.n_envs + env), out=block[: len(indices)])
 
