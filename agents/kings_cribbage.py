@@ -4,12 +4,13 @@ With `action_mode="tiles"` a heuristic plans a whole move at the first sub-step 
 generator the environment uses, fed with the view) and then plays that plan one placement at a time. With
 `action_mode="moves"` it values the offered moves the view lists and plays the best one's slot; with no move
 it plays the exchange action for the tiles it would give back. A search rollout (`play_out`) plays the same
-actions a whole move at a time.
+actions a whole move at a time; a short look-ahead (`turn_points`) plays a few turns of them and counts the points.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -157,6 +158,27 @@ class _Planner:
                     world.apply(int(action))
                 left = 0
         world.players_order = players_order
+
+    @classmethod
+    def turn_points(cls, world: Any, seed: int, weights: Sequence[float], seat: int) -> float:
+        """Play this heuristic's move in each of the next `len(weights)` turns of `world` (a Kings Cribbage state in
+        tiles mode at the start of a turn), every seat p as `cls(seed=seed + p)` picks it in `play_out`, and
+        return the weighted points: `weights[t]` times the points of turn t, for `seat`'s own turns, against it
+        for the others' (a search player's short look-ahead, `search:plies=...`). The look-ahead stops at the
+        end of the game and at a turn without a move: an exchange scores nothing, and what follows is not
+        looked at. The moves are read from the state's list in its cheapest order (ties break differently from
+        `act`, which lists them in the players' order)."""
+        players = [cls(seed=seed + p) for p in range(world.game.num_players)]
+        total = 0.0
+        for weight in weights:
+            if world.is_terminal() or not len(world.moves):
+                break
+            p, moves = world.current, world.moves
+            view = world.view(p) if cls.reads_view else None
+            move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
+            total += (weight if p == seat else -weight) * int(moves.points[move])
+            world.lay(move)
+        return total
 
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:
         wanted = sorted(k for k in view["rack"] if not self.keep(k))

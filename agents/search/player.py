@@ -10,7 +10,9 @@ choice is kept through every round and left only when a rival leads it on the la
 more than Z standard errors of the paired differences: a decision's effect on a game's result is small beside
 a rollout's noise, so without such a test the search mostly trades the heuristic's move for a lucky one. This
 is OpenSpiel's IS-MCTS cut to its root information set: no tree below the first move (a deeper tree was not
-tried).
+tried). With `plies` (Kings Cribbage) the rollouts stop after a few turns instead, which the guide's value of the
+move and the weighted points of those turns evaluate (`look_ahead`): a truncated evaluation over the same
+worlds.
 """
 
 from __future__ import annotations
@@ -75,6 +77,11 @@ class SearchAgent:
         for key, value in (("rollout", rollout), ("guide", guide)):
             if value not in policies:
                 raise ValueError(f"unknown {key} policy {value!r} for {env_id}; allowed: {', '.join(policies)}")
+        if options.plies and not hasattr(policies[rollout], "turn_points"):
+            raise ValueError(
+                f"search: plies needs a rollout heuristic that plays whole turns and counts their points "
+                f"(Kings Cribbage's, in action_mode='tiles'); {rollout!r} of {env_id} has none"
+            )
         self.name, self.options, self.policy = name, options, policies[rollout]
         self.rng = np.random.default_rng(seed)
         self.guide = policies[guide](seed=int(self.rng.integers(2**31)))  # its choice leads the candidates
@@ -96,7 +103,8 @@ class SearchAgent:
         turns = self.turns.candidates(sample, view, action_mask, pick, self.options.candidates, self.rng)
         best = turns[0]
         if len(turns) > 1:
-            best, count = self.search(sample, sample.current_player, turns)
+            search = self.look_ahead if self.options.plies else self.search
+            best, count = search(sample, sample.current_player, turns)
             for turn, n in zip(turns, count / count.sum()):
                 self.shares[turn[0]] = self.shares.get(turn[0], 0.0) + float(n)
         self.turns.chose(view, best)
@@ -130,6 +138,34 @@ class SearchAgent:
         if self.options.guard:
             return turns[self.guarded(last, alive)], count
         return turns[max(alive, key=lambda i: (total[i] / count[i], -i))], count
+
+    def look_ahead(self, sample: Any, seat: int, turns: list[tuple[int, ...]]) -> tuple[tuple[int, ...], np.ndarray]:
+        """The best of `turns` for `seat` by the guide's value plus the mean weighted points of the next turns
+        (`plies`, the rollout heuristic's `turn_points`) over worlds drawn from `sample`, every candidate on
+        every world; `sims` look-aheads in all (at least one world), or worlds until `seconds` is spent. Ties go
+        to the earlier candidate. The count marks the winner alone: a look-ahead spends the same on every
+        candidate, so it has no visit counts to teach."""
+        values = self.turns.values
+        if values is None:
+            raise ValueError(
+                "search: plies compares whole Kings Cribbage moves valued by the guide: it needs "
+                "action_mode='tiles' (moves mode offers slots without the guide's values)"
+            )
+        weights, sims, seconds = self.options.ply_weights, self.options.sims, self.options.seconds
+        worlds, total = 0, np.zeros(len(turns))
+        deadline = time.process_time() + seconds
+        while worlds < max(1, sims // len(turns)) if sims else (not worlds or time.process_time() < deadline):
+            world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
+            for i, turn in enumerate(turns):
+                after = world.clone()
+                for action in turn:
+                    after.apply(action)
+                total[i] += self.policy.turn_points(after, seed, weights, seat)
+            worlds += 1
+        best = int(np.argmax(np.asarray(values) + total / worlds))
+        count = np.zeros(len(turns), dtype=np.int64)
+        count[best] = 1
+        return turns[best], count
 
     def guarded(self, last: np.ndarray, alive: list[int]) -> int:
         """The heuristic's own choice (0), unless a rival's mean lead over it on the last round's worlds (the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 PREFIX = "search"
@@ -19,7 +20,11 @@ class SearchOptions:
     other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
     keeps the guide's own choice to the last round and leaves it only for a rival whose paired lead
     on that round's worlds exceeds Z standard errors (0: off, the best mean wins). The defaults, `margin` and
-    `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players")."""
+    `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players"). `plies=W1/W2/...`
+    replaces the rollouts to the end by a short look-ahead (Kings Cribbage): on every world each candidate is
+    followed by the rollout heuristic's moves for as many turns as there are weights, and its value is the
+    guide's value of the move plus the weighted points of those turns (the seat's own for it, the others'
+    against it), averaged over the worlds; `value`, `depth` and `guard` then do not apply."""
 
     sims: int = 0
     seconds: float = 0.0
@@ -29,6 +34,7 @@ class SearchOptions:
     depth: int = 0
     value: str = "margin"
     guard: float = 1.0
+    plies: str = ""
 
     def __post_init__(self):
         if self.sims < 0 or self.seconds < 0 or self.depth < 0:
@@ -41,6 +47,28 @@ class SearchOptions:
             raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
         if not self.sims and not self.seconds:
             object.__setattr__(self, "sims", DEFAULT_SIMS)
+        parse_plies(self.plies)  # fail now, naming the fault
+
+    @property
+    def ply_weights(self) -> tuple[float, ...]:
+        """`plies` as numbers (empty: rollouts to the end)."""
+        return parse_plies(self.plies)
+
+
+def parse_plies(plies: str) -> tuple[float, ...]:
+    """`0.5/0.5` -> (0.5, 0.5); empty -> (); anything else a one-line ValueError."""
+    if not plies:
+        return ()
+    try:
+        weights = tuple(float(w) for w in plies.split("/"))
+    except ValueError:
+        weights = ()
+    if not weights or not all(0 <= w < math.inf for w in weights):
+        raise ValueError(
+            f"search: plies must be weights >= 0 separated by '/', one a turn after the move, as plies=0.5/0.5; "
+            f"got {plies!r}"
+        )
+    return weights
 
 
 DEFAULT_SIMS = 100

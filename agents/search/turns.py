@@ -21,8 +21,10 @@ class SingleActions:
 
     def __init__(self, guide):
         self.ranked = getattr(guide, "ranked", None)
+        self.values: list[float] | None = None  # the last candidates' values by the guide, where it gives them
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+        self.values = None
         if self.ranked is not None:
             rest = [a for a in self.ranked(mask, view) if a != pick][: limit - 1]
         else:
@@ -43,7 +45,7 @@ class SingleActions:
 class WholeMoves(SingleActions):
     """Kings Cribbage in tiles mode: whole moves (place actions, then commit), ranked by what the guiding
     heuristic's move choice maximises (`choice_scores`: `reply` looks one move ahead; points for a policy without
-    it); an exchange turn (no move) is left to the guide's choice."""
+    it), which `values` keeps for them; an exchange turn (no move) is left to the guide's choice."""
 
     def __init__(self, guide):
         super().__init__(guide)
@@ -53,6 +55,7 @@ class WholeMoves(SingleActions):
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
         if view["action_mode"] != "tiles":  # moves mode: one action is one whole move
             return super().candidates(state, view, mask, pick, limit, rng)
+        self.values = None
         if not view.get("can_move", True):
             return [(int(pick),)]
         moves = generate_moves(view["values"], view["colours"], view["rack"])
@@ -64,7 +67,9 @@ class WholeMoves(SingleActions):
         if not len(actions):
             return [(int(pick),)]
         score = points if self.value is None else self.value(points, actions, lengths, view)
-        order = np.argsort(-np.asarray(score, dtype=float), kind="stable")[:limit]
+        score = np.asarray(score, dtype=float)
+        order = np.argsort(-score, kind="stable")[:limit]
+        self.values = score[order].tolist()
         commit = state.game.commit_action
         return [(*actions[i, len(done) : lengths[i]].tolist(), commit) for i in order]
 

@@ -45,6 +45,9 @@ def test_spec_parses_keys_and_defaults():
         ("search:seconds=-1", "must not be negative"),
         ("search:value=points", "value must be one of win, margin"),
         ("search:guard=-1", "guard must be a number of standard errors >= 0"),
+        ("search:plies=half", "plies must be weights >= 0 separated by '/'"),
+        ("search:plies=0.5/-1", "plies must be weights >= 0 separated by '/'"),
+        ("search:plies=0.5/", "plies must be weights >= 0 separated by '/'"),
     ],
 )
 def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
@@ -54,7 +57,7 @@ def test_spec_errors_are_one_line_and_list_the_keys(spec, fault):
     assert fault in message and "\n" not in message
     if "bad" in fault or "twice" in fault or "many" in fault:
         assert (
-            "allowed keys: sims (int), seconds (float), rollout (str), guide (str), candidates (int), depth (int), value (str), guard (float)"
+            "allowed keys: sims (int), seconds (float), rollout (str), guide (str), candidates (int), depth (int), value (str), guard (float), plies (str)"
             in message
         )
 
@@ -140,9 +143,10 @@ def test_act_for_hands_a_resample_never_the_state():
     assert seen[0] != _hidden(state) and seen[0] == seen[1]
 
 
-def test_same_seed_same_games():
+@pytest.mark.parametrize("spec", [SMALL, "search:guide=leave,plies=0.5/0.5,sims=32"])
+def test_same_seed_same_games(spec):
     env = EnvSpec("kings_cribbage_v0", {"board_size": 7})
-    runs = [run_tournament(env, [SMALL, "greedy"], 2, seed=4).per_game for _ in range(2)]
+    runs = [run_tournament(env, [spec, "greedy"], 2, seed=4).per_game for _ in range(2)]
     assert runs[0] == runs[1]
 
 
@@ -256,3 +260,69 @@ def test_guard_leaves_the_heuristics_choice_only_for_a_sure_lead():
     assert agent.guarded(last, alive=[0, 1, 2]) == 2
     assert make_agent(EnvSpec("cromlet_v0"), "search:guard=1", seed=0).guarded(last[:, :2], alive=[0, 1]) == 1
     assert agent.guarded(last[:1], alive=[0, 1, 2]) == 0  # one world: no error to measure, nothing sure
+
+
+def _turn_start(seed: int, config: dict):
+    """A Kings Cribbage position at the start of a turn with a move, some turns into a seeded greedy game."""
+    env = EnvSpec("kings_cribbage_v0", config)
+    table = env.make_raw()
+    table.reset(seed=seed)
+    state, greedy = table.game_state, make_agent(env, "greedy", seed=0)
+    for _ in range(24):
+        state.apply(act_for(greedy, table, state, state.current_player))
+    while state.pending or not len(state.moves):
+        state.apply(act_for(greedy, table, state, state.current_player))
+    return table, state
+
+
+def test_turn_points_count_the_next_turns_best_points_for_and_against():
+    """`greedy.turn_points`: one turn is the mover's best points (for the mover, against the other seat); two
+    turns add the next player's points at their weight, read from the scores, and leave the mover to play."""
+    from tabletop.agents.kings_cribbage import GreedyAgent
+
+    _, state = _turn_start(seed=21, config={"board_size": 9})
+    mover, best = state.current_player, int(state.moves.points.max())
+    assert GreedyAgent.turn_points(state.clone(), 0, [1.0], mover) == best
+    assert GreedyAgent.turn_points(state.clone(), 0, [2.0], 1 - mover) == -2 * best
+    world = state.clone()
+    value = GreedyAgent.turn_points(world, 0, [1.0, 0.5], mover)
+    reply = world.scores()[1 - mover] - state.scores()[1 - mover]
+    assert value == best - 0.5 * reply and world.current_player == mover
+    assert GreedyAgent.turn_points(state.clone(), 0, [], mover) == 0
+
+
+def _look_ahead(env: EnvSpec, spec: str, sample, view: dict, mask: np.ndarray):
+    """A fresh player's candidates, their values by the guide, and its look-ahead's choice and counts."""
+    agent = make_agent(env, spec, seed=3)
+    turns = agent.turns.candidates(sample, view, mask, 0, 16, agent.rng)
+    return turns, agent.turns.values, *agent.look_ahead(sample, sample.current_player, turns)
+
+
+def test_plies_weigh_the_guides_value_against_the_look_ahead():
+    """With every ply weighted 0 the look-ahead adds nothing and the guide's best-valued move (the first
+    candidate) wins, marked alone in the counts; weighted, the look-ahead changes some choices, the same under
+    the same seed."""
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 9})
+    changed = 0
+    for seed in range(22, 28):
+        _, state = _turn_start(seed=seed, config={"board_size": 9})
+        seat = state.current_player
+        view, mask = state.view(seat), state.legal_action_mask()
+        sample = state.resample(seat, np.random.default_rng(seed))
+        turns, values, best, count = _look_ahead(env, "search:guide=leave,plies=0/0,sims=64", sample, view, mask)
+        assert values == sorted(values, reverse=True) and best == turns[0]
+        assert count.tolist() == [1] + [0] * (len(turns) - 1)
+        weighted = _look_ahead(env, "search:guide=leave,plies=1/1,sims=64", sample, view, mask)[2]
+        assert weighted == _look_ahead(env, "search:guide=leave,plies=1/1,sims=64", sample, view, mask)[2]
+        changed += weighted != turns[0]
+    assert changed, "the look-ahead changed no choice in six positions"
+
+
+def test_plies_need_whole_moves_with_points():
+    with pytest.raises(ValueError, match="plies needs a rollout heuristic that plays whole turns"):
+        make_agent("cromlet_v0", "search:plies=0.5")
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": "moves"})
+    table = env.make_raw()
+    agent = make_agent(env, "search:plies=0.5/0.5,sims=8", seed=0)
+    with pytest.raises(ValueError, match="plies compares whole Kings Cribbage moves.*action_mode='tiles'"):
+        play_game(table, [agent, agent], seed=1)
