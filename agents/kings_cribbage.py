@@ -31,7 +31,7 @@ from tabletop.envs.kings_cribbage.tiles import (
 )
 
 
-def _offered(view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def view_offered(view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Moves mode: the offered moves as the move generator gives them (points, actions padded with -1, lengths)."""
     offered = view["offered"]
     actions = np.full((len(offered), MAX_HAND), -1, dtype=np.int64)
@@ -100,7 +100,7 @@ class _Planner:
         whole moves, agents/search/turns.py); with no move, every legal exchange in action order."""
         if view["action_mode"] != "moves" or not view["can_move"]:
             return np.flatnonzero(action_mask).tolist()
-        return np.argsort(-self.choice_scores(*_offered(view), view), kind="stable").tolist()
+        return np.argsort(-self.choice_scores(*view_offered(view), view), kind="stable").tolist()
 
     def _best(self, points: np.ndarray, actions: np.ndarray, lengths: np.ndarray, view: dict[str, Any]) -> int:
         """The index of the move that scores best (ties broken at random)."""
@@ -112,7 +112,7 @@ class _Planner:
         """Moves mode: the slot of the best offered move, or the exchange of the tiles this player gives back."""
         exchange_base = moves_layout(view["max_moves"]).start("exchange")
         if view["can_move"]:
-            return self._best(*_offered(view), view)
+            return self._best(*view_offered(view), view)
         rack = view["rack"]
         give = [kind for kind in rack if not self.keep(kind)][: view["bag_sizes"][view["player"]]]
         choice = 0
@@ -161,23 +161,24 @@ class _Planner:
 
     @classmethod
     def turn_points(cls, world: Any, seed: int, weights: Sequence[float], seat: int) -> float:
-        """Play this heuristic's move in each of the next `len(weights)` turns of `world` (a Kings Cribbage state in
-        tiles mode at the start of a turn), every seat p as `cls(seed=seed + p)` picks it in `play_out`, and
+        """Play this heuristic's move in each of the next `len(weights)` turns of `world` (a Kings Cribbage state at
+        the start of a turn), every seat p as `cls(seed=seed + p)` picks it in `play_out`, and
         return the weighted points: `weights[t]` times the points of turn t, for `seat`'s own turns, against it
         for the others' (a search player's short look-ahead, `search:plies=...`). The look-ahead stops at the
         end of the game and at a turn without a move: an exchange scores nothing, and what follows is not
-        looked at. The moves are read from the state's list in its cheapest order (ties break differently from
-        `act`, which lists them in the players' order)."""
+        looked at. In tiles mode the moves are read from the state's list in its cheapest order (ties break
+        differently from `act`, which lists them in the players' order); in moves mode from the offered ones."""
         players = [cls(seed=seed + p) for p in range(world.game.num_players)]
-        total = 0.0
+        moves_mode, total = world.game.moves_mode, 0.0
         for weight in weights:
-            if world.is_terminal() or not len(world.moves):
+            moves = world.offered if moves_mode else world.moves
+            if world.is_terminal() or not len(moves):
                 break
-            p, moves = world.current, world.moves
+            p = world.current
             view = world.view(p) if cls.reads_view else None
             move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
             total += (weight if p == seat else -weight) * int(moves.points[move])
-            world.lay(move)
+            world.apply(move) if moves_mode else world.lay(move)
         return total
 
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:

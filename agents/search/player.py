@@ -80,7 +80,7 @@ class SearchAgent:
         if options.plies and not hasattr(policies[rollout], "turn_points"):
             raise ValueError(
                 f"search: plies needs a rollout heuristic that plays whole turns and counts their points "
-                f"(Kings Cribbage's, in action_mode='tiles'); {rollout!r} of {env_id} has none"
+                f"(Kings Cribbage's); {rollout!r} of {env_id} has none"
             )
         self.name, self.options, self.policy = name, options, policies[rollout]
         self.rng = np.random.default_rng(seed)
@@ -145,12 +145,7 @@ class SearchAgent:
         every world; `sims` look-aheads in all (at least one world), or worlds until `seconds` is spent. Ties go
         to the earlier candidate. The count marks the winner alone: a look-ahead spends the same on every
         candidate, so it has no visit counts to teach."""
-        values = self.turns.values
-        if values is None:
-            raise ValueError(
-                "search: plies compares whole Kings Cribbage moves valued by the guide: it needs "
-                "action_mode='tiles' (moves mode offers slots without the guide's values)"
-            )
+        values = self.turns.values(sample.view(seat), turns)
         weights, sims, seconds = self.options.ply_weights, self.options.sims, self.options.seconds
         worlds, total = 0, np.zeros(len(turns))
         deadline = time.process_time() + seconds

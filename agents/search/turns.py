@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.agents.kings_cribbage import view_offered
 from tabletop.envs.kings_cribbage.movegen import generate_moves
 
 
@@ -21,10 +22,8 @@ class SingleActions:
 
     def __init__(self, guide):
         self.ranked = getattr(guide, "ranked", None)
-        self.values: list[float] | None = None  # the last candidates' values by the guide, where it gives them
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        self.values = None
         if self.ranked is not None:
             rest = [a for a in self.ranked(mask, view) if a != pick][: limit - 1]
         else:
@@ -33,6 +32,10 @@ class SingleActions:
             if len(rest) > limit - 1:
                 rest = np.sort(rng.choice(rest, limit - 1, replace=False))
         return [(int(pick),), *((int(a),) for a in rest)]
+
+    def values(self, view, turns: list[tuple[int, ...]]) -> list[float] | None:
+        """The guide's values of `turns`, this decision's candidates, where it has them (here: never)."""
+        return None
 
     def follow(self, view, mask) -> int | None:
         """The next action of a move chosen earlier in this turn (never: every move is one action)."""
@@ -45,17 +48,19 @@ class SingleActions:
 class WholeMoves(SingleActions):
     """Kings Cribbage in tiles mode: whole moves (place actions, then commit), ranked by what the guiding
     heuristic's move choice maximises (`choice_scores`: `reply` looks one move ahead; points for a policy without
-    it), which `values` keeps for them; an exchange turn (no move) is left to the guide's choice."""
+    it); an exchange turn (no move) is left to the guide's choice. In moves mode the candidates are the offered
+    moves' slots (and exchanges), as for any one-action game."""
 
     def __init__(self, guide):
         super().__init__(guide)
         self.value = getattr(guide, "choice_scores", None)
         self.plan: list[int] = []
+        self.tile_values: list[float] | None = None  # the last tiles-mode candidates' values, as ranked
 
     def candidates(self, state, view, mask, pick: int, limit: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
         if view["action_mode"] != "tiles":  # moves mode: one action is one whole move
             return super().candidates(state, view, mask, pick, limit, rng)
-        self.values = None
+        self.tile_values = None
         if not view.get("can_move", True):
             return [(int(pick),)]
         moves = generate_moves(view["values"], view["colours"], view["rack"])
@@ -69,9 +74,21 @@ class WholeMoves(SingleActions):
         score = points if self.value is None else self.value(points, actions, lengths, view)
         score = np.asarray(score, dtype=float)
         order = np.argsort(-score, kind="stable")[:limit]
-        self.values = score[order].tolist()
+        self.tile_values = score[order].tolist()
         commit = state.game.commit_action
         return [(*actions[i, len(done) : lengths[i]].tolist(), commit) for i in order]
+
+    def values(self, view, turns: list[tuple[int, ...]]) -> list[float]:
+        """What the guide's move choice maximises for each of `turns` (points for a guide without it). Moves mode:
+        valued here, on demand (a guide like `reply` draws from its generator to value); an exchange scores
+        nothing now (0)."""
+        if view["action_mode"] == "tiles":
+            return self.tile_values
+        if not view["can_move"]:
+            return [0.0] * len(turns)
+        points, actions, lengths = view_offered(view)
+        score = points if self.value is None else self.value(points, actions, lengths, view)
+        return [float(score[turn[0]]) for turn in turns]
 
     def follow(self, view: dict[str, Any], mask) -> int | None:
         """The chosen move's next action while the view's pending placements are its beginning (the plan is

@@ -295,7 +295,7 @@ def _look_ahead(env: EnvSpec, spec: str, sample, view: dict, mask: np.ndarray):
     """A fresh player's candidates, their values by the guide, and its look-ahead's choice and counts."""
     agent = make_agent(env, spec, seed=3)
     turns = agent.turns.candidates(sample, view, mask, 0, 16, agent.rng)
-    return turns, agent.turns.values, *agent.look_ahead(sample, sample.current_player, turns)
+    return turns, agent.turns.values(view, turns), *agent.look_ahead(sample, sample.current_player, turns)
 
 
 def test_plies_weigh_the_guides_value_against_the_look_ahead():
@@ -321,8 +321,12 @@ def test_plies_weigh_the_guides_value_against_the_look_ahead():
 def test_plies_need_whole_moves_with_points():
     with pytest.raises(ValueError, match="plies needs a rollout heuristic that plays whole turns"):
         make_agent("cromlet_v0", "search:plies=0.5")
+
+
+def test_plies_play_whole_games_in_moves_mode():
+    """Moves mode: the candidates are offered slots valued by the guide (exchanges at 0), the look-ahead plays
+    the offered moves; seeded games repeat."""
     env = EnvSpec("kings_cribbage_v0", {"board_size": 7, "action_mode": "moves"})
-    table = env.make_raw()
-    agent = make_agent(env, "search:plies=0.5/0.5,sims=8", seed=0)
-    with pytest.raises(ValueError, match="plies compares whole Kings Cribbage moves.*action_mode='tiles'"):
-        play_game(table, [agent, agent], seed=1)
+    spec = "search:guide=leave,plies=0.5/0.5,sims=32"
+    runs = [run_tournament(env, [spec, "reply"], 2, seed=6).per_game for _ in range(2)]
+    assert runs[0] == runs[1]
