@@ -178,7 +178,10 @@ class _Planner:
             view = world.view(p) if cls.reads_view else None
             move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
             total += (weight if p == seat else -weight) * int(moves.points[move])
-            world.apply(move) if moves_mode else world.lay(move)
+            if moves_mode:
+                world.apply(move)
+            else:
+                world.lay(move)
         return total
 
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:

@@ -20,11 +20,12 @@ class SearchOptions:
     other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
     keeps the guide's own choice to the last round and leaves it only for a rival whose paired lead
     on that round's worlds exceeds Z standard errors (0: off, the best mean wins). The defaults, `margin` and
-    `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players"). `plies=W1/W2/...`
-    replaces the rollouts to the end by a short look-ahead (Kings Cribbage, either action mode): on every world each candidate is
-    followed by the rollout heuristic's moves for as many turns as there are weights, and its value is the
-    guide's value of the move plus the weighted points of those turns (the seat's own for it, the others'
-    against it), averaged over the worlds; `value`, `depth` and `guard` then do not apply."""
+    `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players").
+    `plies=W1/W2/...` replaces the rollouts to the end by a short look-ahead (Kings Cribbage, either action
+    mode): on every world each candidate is followed by the rollout heuristic's moves for as many turns as
+    there are weights, and its value is the guide's value of the move plus the weighted points of those turns
+    (the seat's own for it, the others' against it), averaged over the worlds; `value`, `depth` and `guard`
+    then do not apply."""
 
     sims: int = 0
     seconds: float = 0.0

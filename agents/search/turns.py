@@ -33,9 +33,9 @@ class SingleActions:
                 rest = np.sort(rng.choice(rest, limit - 1, replace=False))
         return [(int(pick),), *((int(a),) for a in rest)]
 
-    def values(self, view, turns: list[tuple[int, ...]]) -> list[float] | None:
-        """The guide's values of `turns`, this decision's candidates, where it has them (here: never)."""
-        return None
+    def values(self, view, turns: list[tuple[int, ...]]) -> list[float]:
+        """The guide's values of `turns`, this decision's candidates (here it gives none: 0 each)."""
+        return [0.0] * len(turns)
 
     def follow(self, view, mask) -> int | None:
         """The next action of a move chosen earlier in this turn (never: every move is one action)."""
