@@ -330,3 +330,12 @@ def test_plies_play_whole_games_in_moves_mode():
     spec = "search:guide=leave,plies=0.5/0.5,sims=32"
     runs = [run_tournament(env, [spec, "reply"], 2, seed=6).per_game for _ in range(2)]
     assert runs[0] == runs[1]
+
+
+def test_plies_spend_a_time_budget():
+    """`seconds` instead of `sims`: worlds until the time is spent, at least one; whole games stay legal."""
+    env = EnvSpec("kings_cribbage_v0", {"board_size": 7})
+    table = env.make_raw()
+    agent = make_agent(env, "search:guide=leave,plies=0.5/0.5,seconds=0.01", seed=0)
+    returns, _, steps = play_game(table, [agent, make_agent(env, "greedy", seed=1)], seed=2)
+    assert steps > 0 and len(returns) == 2
