@@ -128,9 +128,9 @@ class _Planner:
         player's rollout, agents/search/player.py), at a fraction of the cost. A turn that has a move picks it
         from the state's own list (in tiles mode `moves`, which the state lists for the rollout in the players'
         order, the list `act` generates from the view; in moves mode the offered ones), with the scores and the
-        draw of `act`, and lays it in one call (`lay`) where the rest of `depth` holds the whole turn; a view is
-        built only for a `value` that reads it. The rest is one `act` an action through the view: exchanges, the
-        turn under way when the rollout starts, the part of a turn that `depth` cuts."""
+        draw of `act` (`_pick`), and lays it in one call (`lay`) where the rest of `depth` holds the whole turn.
+        The rest is one `act` an action through the view: exchanges, the turn under way when the rollout starts,
+        the part of a turn that `depth` cuts."""
         players = [cls(seed=seed + p) for p in range(world.game.num_players)]
         moves_mode, players_order = world.game.moves_mode, world.players_order
         if not moves_mode:  # (the offer has its own order)
@@ -145,8 +145,7 @@ class _Planner:
                 left -= 1
                 continue
             moves = world.offered if moves_mode else world.moves
-            view = world.view(p) if cls.reads_view else None
-            move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
+            move = players[p]._pick(world, moves)
             if moves_mode:
                 world.apply(move)
                 left -= 1
@@ -162,7 +161,7 @@ class _Planner:
     @classmethod
     def turn_points(cls, world: Any, seed: int, weights: Sequence[float], seat: int) -> float:
         """Play this heuristic's move in each of the next `len(weights)` turns of `world` (a Kings Cribbage state at
-        the start of a turn), every seat p as `cls(seed=seed + p)` picks it in `play_out`, and
+        the start of a turn), every seat p as `cls(seed=seed + p)` picks it in `play_out` (`_pick`), and
         return the weighted points: `weights[t]` times the points of turn t, for `seat`'s own turns, against it
         for the others' (a search player's short look-ahead, `search:plies=...`). The look-ahead stops at the
         end of the game and at a turn without a move: an exchange scores nothing, and what follows is not
@@ -175,14 +174,19 @@ class _Planner:
             if world.is_terminal() or not len(moves):
                 break
             p = world.current
-            view = world.view(p) if cls.reads_view else None
-            move = players[p]._best(moves.points, moves.actions, moves.lengths, view)
+            move = players[p]._pick(world, moves)
             total += (weight if p == seat else -weight) * int(moves.points[move])
             if moves_mode:
                 world.apply(move)
             else:
                 world.lay(move)
         return total
+
+    def _pick(self, world: Any, moves: Any) -> int:
+        """The index of the move this player picks among `moves` (the state's list for the seat to move), valued as
+        `act` values them; a view is built only for a `value` that reads it."""
+        view = world.view(world.current) if self.reads_view else None
+        return self._best(moves.points, moves.actions, moves.lengths, view)
 
     def _exchange_step(self, mask: np.ndarray, view: dict[str, Any], mark_base: int, exchange: int) -> int:
         wanted = sorted(k for k in view["rack"] if not self.keep(k))
