@@ -4,6 +4,9 @@ Checks COMMIT out into a temporary worktree, points the `tabletop` package at it
 `train/evaluation/bench.py`'s `compare` from this checkout there (the loops need only the public env API):
 
     python scripts/bench_commit.py 4b5ad34 chromino_v0 --baseline go_v5 --baseline openspiel:cribbage --games 20
+
+`--own-bench` runs COMMIT's own `bench.py` instead: its loops as they were then (the engine loop before `legal_actions`
+read the mask with `np.flatnonzero`), for a before figure measured as it was measured then.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200, help="(default: 200)")
     parser.add_argument("--baseline-games", type=int, default=500, help="(default: 500)")
     parser.add_argument("--rounds", type=int, default=4, help="(default: 4)")
+    parser.add_argument("--own-bench", action="store_true", help="run COMMIT's own bench.py (its loops as they were)")
     args = parser.parse_args()
     spec = {
         "game": args.game,
@@ -63,7 +67,8 @@ def main() -> int:
     }
     with tabletop_at(args.commit) as python_path:
         env = {**os.environ, "PYTHONPATH": python_path}
-        bench = ROOT / "train" / "evaluation" / "bench.py"
+        root = Path(python_path).parent / "tree" if args.own_bench else ROOT
+        bench = root / "train" / "evaluation" / "bench.py"
         return subprocess.run(
             [sys.executable, "-c", RUN, str(bench), json.dumps(spec)], env=env, cwd=Path(python_path).parent
         ).returncode

@@ -31,6 +31,10 @@ class State(Protocol):
     def legal_action_mask(self) -> np.ndarray:
         """int8 array of length `Game.num_actions`: 1 where the action is legal now."""
 
+    def legal_actions(self) -> np.ndarray:
+        """int64 array of the legal actions now, ascending: the mask's nonzero indices (OpenSpiel's
+        `legal_actions`), which a driver that draws among them reads without scanning the whole mask."""
+
     def apply(self, action: int) -> None:
         """Play `action` for the current player; raise `IllegalActionError` if it is not legal."""
 

@@ -39,12 +39,15 @@ def is_int_action(action: Any) -> bool:
 class BaseState:
     """The checks and the mask cache of a State; a game's State subclasses it and writes the hooks.
 
-    The mask lives in `self._mask` (None: not computed yet); `apply` clears it before `_apply_action`,
-    and a hook that changes the position outside `apply` (or a `clone`) sets it to None too.
+    The mask lives in `self._mask` (None: not computed yet); `apply` clears it before `_apply_action` (which may
+    set the new position's mask where it comes cheaply with the action), and a hook that changes the position
+    outside `apply` (or a `clone`) sets it to None too.
     """
 
     game: Any
     _mask: np.ndarray | None = None
+    _legal: np.ndarray | None = None  # the legal actions of `_legal_of`, the mask they were read from
+    _legal_of: np.ndarray | None = None
 
     # --- the hooks -----------------------------------------------------------------------------------
     def _compute_mask(self) -> np.ndarray:
@@ -68,6 +71,16 @@ class BaseState:
         if self._mask is None:
             self._mask = self._compute_mask()
         return self._mask
+
+    def legal_actions(self) -> np.ndarray:
+        mask = self.legal_action_mask()
+        if self._legal_of is not mask:  # computed for an earlier mask (which is kept alive, so no new one reuses it)
+            self._keep_legal(mask, np.flatnonzero(mask.view(np.bool_)))
+        return self._legal
+
+    def _keep_legal(self, mask: np.ndarray, legal: np.ndarray) -> None:
+        """Keep `legal` (ascending) as the legal actions of `mask`, the mask of this position."""
+        self._legal, self._legal_of = legal, mask
 
     def apply(self, action: int) -> None:
         if not is_int_action(action):

@@ -214,9 +214,12 @@ class KingsCribbageState(BaseState):
                 self._lay(offered.actions[action, : offered.lengths[action]].tolist(), int(offered.points[action]))
             else:
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
-        elif action < g.commit_action:
-            self.alive = self.alive.narrow(len(self.pending), action)
+        elif action < g.commit_action:  # narrowed and masked in one call: the next action's check reads the mask
+            mask = np.zeros(g.num_actions, dtype=np.int8)
+            self.alive, legal = self.alive.narrow_marked(len(self.pending), action, mask, g.commit_action)
             self.pending.append(action)
+            self._mask = mask
+            self._keep_legal(mask, legal)
         elif action == g.commit_action:
             self._commit()
         elif action < g.exchange_action:
@@ -330,7 +333,7 @@ class KingsCribbageState(BaseState):
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
         if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
-            self.alive.mark(mask, len(self.pending), g.commit_action)
+            self._keep_legal(mask, self.alive.mark(mask, len(self.pending), g.commit_action))
             return mask
         mask[g.exchange_action] = 1
         rack = self.racks[self.current]

@@ -85,6 +85,11 @@ def test_mask_is_exactly_the_actions_apply_accepts(env_id, config):
 
 
 @contract
+def test_legal_actions_are_the_masks_nonzero_indices(env_id, config):
+    testing.check_legal_actions(EnvSpec(env_id, config))
+
+
+@contract
 def test_terminal_states_offer_no_action(env_id, config):
     testing.check_terminal(EnvSpec(env_id, config))
 

@@ -7,7 +7,8 @@ same process. A PettingZoo classic baseline (`connect_four_v3`, `go_v5`, ...) ru
 OpenSpiel baseline (`openspiel:cribbage`) runs the same engine loop on `pyspiel`, chance nodes sampled from
 their outcomes. Every loop draws uniformly among the legal actions with one numpy generator (not
 gymnasium's `Discrete.sample(mask)`, which costs ~20 us a call and would hide the envs behind the driver;
-`legal_actions` reads a mask as a bool view for the same reason),
+`legal_actions` reads a mask as a bool view for the same reason; the engine loop asks the State for its
+`legal_actions()`, as the OpenSpiel loop asks pyspiel's),
 and the sides take turns over a few rounds, so a machine whose load changes slows them alike. Each loop is
 timed by the wall clock and by the process's CPU time: on a shared machine a loop's share of a core swings
 from round to round, and the ratio of steps per CPU-second is the steadier figure (every loop runs on one
@@ -97,7 +98,9 @@ def random_play(env, games: int, seed: int = 0, name: str = "") -> Throughput:
 
 
 def engine_play(env: EnvSpec, games: int, seed: int = 0) -> Throughput:
-    """Play `games` uniformly random games on the rules alone (no observation, no PettingZoo) and time them."""
+    """Play `games` uniformly random games on the rules alone (no observation, no PettingZoo) and time them: each
+    step draws among `State.legal_actions()` (the mask's nonzero indices, which a game may keep from its mask's
+    kernel instead of a scan of the whole mask)."""
     game = env.new_game()
     steps = 0
     clocks = _Clocks()
@@ -105,7 +108,7 @@ def engine_play(env: EnvSpec, games: int, seed: int = 0) -> Throughput:
         rng = np.random.default_rng(seed + g)
         state = game.new_initial_state(rng)
         while not state.is_terminal():
-            legal = legal_actions(state.legal_action_mask())
+            legal = state.legal_actions()
             state.apply(int(legal[rng.integers(legal.size)]))
             steps += 1
     return clocks.throughput(f"{env} engine", games, steps)
