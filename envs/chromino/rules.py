@@ -31,6 +31,7 @@ VARIANTS = ("standard", "junior", "expert", "solo")
 PLAYER_COUNTS = {variant: tuple(range(2, 9)) for variant in ("standard", "junior", "expert")} | {"solo": (1,)}
 DEFAULT_GRID_SIZE = 45
 _NO_MOVES = np.empty((0, 5), dtype=np.int64)
+_NO_ACTIONS = np.empty(0, dtype=np.int64)
 _NO_MOVES.flags.writeable = False
 
 PARAMETERS = Parameters(
@@ -357,19 +358,24 @@ class ChrominoState(BaseState):
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         a = self.game.actions
         if self.phase == OVER:
-            pass
+            legal = _NO_ACTIONS
         elif self.phase == PLACE:  # lay the chosen tile with its centre on (row, col)
-            kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
+            legal = kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
         else:  # choose a (tile, orientation), or draw or pass
             if self._moves is None:  # the stage's search marks the mask as it goes
-                self._moves = _read_only(self.table.search_marking(self._choices(), self.game.junior, mask))
+                moves, legal = self.table.search_marking(self._choices(), self.game.junior, mask)
+                self._moves = _read_only(moves)
             else:
-                kernels.mark(mask, self._moves, 0, 0, NUM_ORIENTATIONS, 1)
-            moves = self._moves
+                legal = kernels.mark(mask, self._moves, 0, 0, NUM_ORIENTATIONS, 1)
+            extra = None  # draw and pass come after every choose action
             if self.phase == DRAWN:
-                mask[a.start("pass")] = 1
-            elif not moves.size:
-                mask[a.start("draw") if self.bag else a.start("pass")] = 1
+                extra = a.start("pass")
+            elif not self._moves.size:
+                extra = a.start("draw") if self.bag else a.start("pass")
+            if extra is not None:
+                mask[extra] = 1
+                legal = np.append(legal, extra)
+        self._keep_legal(mask, _read_only(legal))
         return _read_only(mask)
 
     def _place(self, p: Placement) -> None:
