@@ -134,15 +134,16 @@ def check_masks(spec: EnvSpec, seed: int = 9, positions: int = 5) -> None:
 
 
 def check_legal_actions(spec: EnvSpec, seed: int = 5) -> None:
-    """`legal_actions()` is the mask's nonzero indices, ascending int64, at every state of a random game, asked for
-    before the mask (on a clone) or after it."""
+    """`legal_actions()` is the mask's nonzero indices, ascending int64 (read-only: it is a cached array), at every
+    state of a random game, asked for before the mask (on a clone) or after it."""
     for state in random_game(spec, seed):
         first = state.clone().legal_actions()
         expected = np.flatnonzero(state.legal_action_mask())
         for legal in (first, state.legal_actions()):
             _require(
-                legal.dtype == np.int64 and np.array_equal(legal, expected),
-                f"{spec}: legal_actions() gave {legal[:8].tolist()}... ({legal.dtype}) where the mask allows "
+                legal.dtype == np.int64 and np.array_equal(legal, expected) and not legal.flags.writeable,
+                f"{spec}: legal_actions() gave {legal[:8].tolist()}... ({legal.dtype}, read-only: "
+                f"{not legal.flags.writeable}) where the mask allows "
                 f"{expected[:8].tolist()}... ({len(expected)} actions)",
             )
 

@@ -375,7 +375,7 @@ class ChrominoState(BaseState):
             if extra is not None:
                 mask[extra] = 1
                 legal = np.append(legal, extra)
-        self._keep_legal(mask, _read_only(legal))
+        self._keep_legal(mask, legal)
         return _read_only(mask)
 
     def _place(self, p: Placement) -> None:

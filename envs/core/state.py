@@ -79,7 +79,9 @@ class BaseState:
         return self._legal
 
     def _keep_legal(self, mask: np.ndarray, legal: np.ndarray) -> None:
-        """Keep `legal` (ascending) as the legal actions of `mask`, the mask of this position."""
+        """Keep `legal` (ascending) as the legal actions of `mask`, the mask of this position; read-only, as it is
+        handed out without a copy."""
+        legal.setflags(write=False)
         self._legal, self._legal_of = legal, mask
 
     def apply(self, action: int) -> None:
