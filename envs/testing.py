@@ -137,6 +137,10 @@ def check_legal_actions(spec: EnvSpec, seed: int = 5) -> None:
     """`legal_actions()` is the mask's nonzero indices, ascending int64 (read-only: it is a cached array), at every
     state of a random game, asked for before the mask (on a clone) or after it."""
     for state in random_game(spec, seed):
+        _require(
+            callable(getattr(state, "legal_actions", None)),
+            f"{spec}: its State has no legal_actions() (the State protocol's; subclassing BaseState gives it)",
+        )
         first = state.clone().legal_actions()
         expected = np.flatnonzero(state.legal_action_mask())
         for legal in (first, state.legal_actions()):
