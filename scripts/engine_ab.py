@@ -2,9 +2,9 @@
 
 `bench_commit.py` runs one side per process, one after the other; on a machine whose speed drifts by 10-20% from
 minute to minute that before/after moves with the drift. Here COMMIT's `envs/` is imported beside this checkout's
-as a second package (a temporary copy with its imports renamed), and the three loops alternate in short rounds:
-COMMIT's engine with the engine loop as it was before `legal_actions` (a draw among the mask's nonzero indices),
-this checkout's with `tabletop bench`'s engine loop, and OpenSpiel's (needs `pip install open-spiel`):
+as a second package with COMMIT's own bench loops (a temporary copy with its imports renamed), and the three loops
+alternate in short rounds: COMMIT's engine in COMMIT's engine loop (before `legal_actions`, a draw among the mask's
+nonzero indices), this checkout's in `tabletop bench`'s, and OpenSpiel's (needs `pip install open-spiel`):
 
     python scripts/engine_ab.py b39f0bf kings_cribbage_v0 --games 20 --rounds 20
 """
@@ -17,22 +17,21 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import numpy as np
-
 from tabletop.envs import EnvSpec
-from tabletop.train.evaluation.bench import engine_play, legal_actions, openspiel_play
+from tabletop.train.evaluation.bench import engine_play, openspiel_play
 
 ROOT = Path(__file__).resolve().parents[1]
+BENCH = "train/evaluation/bench.py"
 
 
-def import_envs_at(commit: str, folder: Path):
-    """COMMIT's `envs/` as the package `tabletop_then.envs` (its files copied out of git, imports renamed)."""
+def import_at(commit: str, folder: Path):
+    """COMMIT's `envs/` as the package `tabletop_then.envs` and its `train/evaluation/bench.py` as
+    `tabletop_then.bench` (the files copied out of git, `tabletop.envs` renamed): that bench module."""
     package = folder / "tabletop_then"
     files = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", commit, "envs"],
+        ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", commit, "envs", BENCH],
         check=True,
         capture_output=True,
         text=True,
@@ -41,28 +40,14 @@ def import_envs_at(commit: str, folder: Path):
         data = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{commit}:{name}"], check=True, capture_output=True
         ).stdout
-        target = package / name
+        target = package / ("bench.py" if name == BENCH else name)
         target.parent.mkdir(parents=True, exist_ok=True)
         if name.endswith(".py"):
             data = data.replace(b"tabletop.envs", b"tabletop_then.envs")
         target.write_bytes(data)
     (package / "__init__.py").write_text("")
     sys.path.insert(0, str(folder))
-    return importlib.import_module("tabletop_then.envs")
-
-
-def mask_play(spec, games: int, seed: int) -> tuple[int, float]:
-    """The engine loop before `legal_actions`: a uniform draw among the mask's nonzero indices."""
-    game, steps = spec.new_game(), 0
-    began = time.process_time()
-    for g in range(games):
-        rng = np.random.default_rng(seed + g)
-        state = game.new_initial_state(rng)
-        while not state.is_terminal():
-            legal = legal_actions(state.legal_action_mask())
-            state.apply(int(legal[rng.integers(legal.size)]))
-            steps += 1
-    return steps, time.process_time() - began
+    return importlib.import_module("tabletop_then.bench")
 
 
 def main() -> int:
@@ -75,21 +60,21 @@ def main() -> int:
     args = parser.parse_args()
     kwargs = json.loads(args.env_kwargs)
     with tempfile.TemporaryDirectory() as folder:
-        then = import_envs_at(args.commit, Path(folder)).EnvSpec(args.game, kwargs)
-        now = EnvSpec(args.game, kwargs)
-        engine_play(now, 2), mask_play(then, 2, 0), openspiel_play("cribbage", 2)  # compile and warm the caches
+        bench_then = import_at(args.commit, Path(folder))
+        then, now = bench_then.EnvSpec(args.game, kwargs), EnvSpec(args.game, kwargs)
+        for play, spec in ((engine_play, now), (bench_then.engine_play, then)):  # compile and warm the caches
+            play(spec, 2)
+        openspiel_play("cribbage", 2)
         totals = {"then": [0, 0.0], "now": [0, 0.0], "openspiel": [0, 0.0]}
         for r in range(args.rounds):
             seed = 1000 * r
-            ours = engine_play(now, args.games, seed)
-            theirs = openspiel_play("cribbage", args.games, seed)
-            for name, (steps, seconds) in (
-                ("now", (ours.steps, ours.cpu_seconds)),
-                ("then", mask_play(then, args.games, seed)),
-                ("openspiel", (theirs.steps, theirs.cpu_seconds)),
+            for name, run in (
+                ("now", engine_play(now, args.games, seed)),
+                ("then", bench_then.engine_play(then, args.games, seed)),
+                ("openspiel", openspiel_play("cribbage", args.games, seed)),
             ):
-                totals[name][0] += steps
-                totals[name][1] += seconds
+                totals[name][0] += run.steps
+                totals[name][1] += run.cpu_seconds
     rate = {name: steps / seconds for name, (steps, seconds) in totals.items()}
     print(
         f"steps per CPU-second: {args.commit} {rate['then']:.0f}, now {rate['now']:.0f}, openspiel:cribbage "
