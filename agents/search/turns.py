@@ -85,7 +85,7 @@ class WholeMoves(SingleActions):
         if view["action_mode"] == "tiles":
             return self.tile_values
         if not view["can_move"]:
-            return [0.0] * len(turns)
+            return super().values(view, turns)
         points, actions, lengths = view_offered(view)
         score = points if self.value is None else self.value(points, actions, lengths, view)
         return [float(score[turn[0]]) for turn in turns]
