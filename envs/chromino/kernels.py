@@ -34,9 +34,10 @@ def _bit(dr, dc):
 def search_marking(mask, accept, contacts, ends, size, box, tiles, palindrome, junior, oriented_colours):
     """`search` for the tiles `tiles` (both readings of each, one for a palindrome) that also marks the
     choose actions of the placements found (`mask[NUM_ORIENTATIONS * tile + orientation]`): a choose stage's moves and mask
-    in one call. Returns the moves and those actions, ascending."""
+    in one call."""
     moves = search(accept, contacts, ends, size, box, oriented(tiles, palindrome), junior, oriented_colours)
-    return moves, mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
+    mark(mask, moves, 0, 0, NUM_ORIENTATIONS, 1)
+    return moves
 
 
 @numba.njit(cache=True)
@@ -240,17 +241,9 @@ def _refresh(colour, contacts, accept, size, r, c):
 
 @numba.njit(cache=True)
 def mark(mask, moves, base, i, stride, j):
-    """mask[base + stride * moves[:, i] + moves[:, j]] = 1: the actions that `moves` make legal; returns them,
-    ascending (what a driver draws among, without scanning the whole mask)."""
-    legal = np.empty(moves.shape[0], dtype=np.int64)
-    count = 0
+    """mask[base + stride * moves[:, i] + moves[:, j]] = 1: the actions that `moves` make legal."""
     for k in range(moves.shape[0]):
-        action = base + stride * moves[k, i] + moves[k, j]
-        if not mask[action]:
-            mask[action] = 1
-            legal[count] = action
-            count += 1
-    return np.sort(legal[:count])
+        mask[base + stride * moves[k, i] + moves[k, j]] = 1
 
 
 @numba.njit(cache=True)

@@ -31,7 +31,6 @@ VARIANTS = ("standard", "junior", "expert", "solo")
 PLAYER_COUNTS = {variant: tuple(range(2, 9)) for variant in ("standard", "junior", "expert")} | {"solo": (1,)}
 DEFAULT_GRID_SIZE = 45
 _NO_MOVES = np.empty((0, 5), dtype=np.int64)
-_NO_ACTIONS = np.empty(0, dtype=np.int64)
 _NO_MOVES.flags.writeable = False
 
 PARAMETERS = Parameters(
@@ -358,24 +357,19 @@ class ChrominoState(BaseState):
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         a = self.game.actions
         if self.phase == OVER:
-            legal = _NO_ACTIONS
+            pass
         elif self.phase == PLACE:  # lay the chosen tile with its centre on (row, col)
-            legal = kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
+            kernels.mark(mask, self.legal_moves(), a.start("place"), 2, self.game.grid_size, 3)
         else:  # choose a (tile, orientation), or draw or pass
             if self._moves is None:  # the stage's search marks the mask as it goes
-                moves, legal = self.table.search_marking(self._choices(), self.game.junior, mask)
-                self._moves = _read_only(moves)
+                self._moves = _read_only(self.table.search_marking(self._choices(), self.game.junior, mask))
             else:
-                legal = kernels.mark(mask, self._moves, 0, 0, NUM_ORIENTATIONS, 1)
-            extra = None  # draw and pass come after every choose action
+                kernels.mark(mask, self._moves, 0, 0, NUM_ORIENTATIONS, 1)
+            moves = self._moves
             if self.phase == DRAWN:
-                extra = a.start("pass")
-            elif not self._moves.size:
-                extra = a.start("draw") if self.bag else a.start("pass")
-            if extra is not None:
-                mask[extra] = 1
-                legal = np.append(legal, extra)
-        self._keep_legal(mask, legal)
+                mask[a.start("pass")] = 1
+            elif not moves.size:
+                mask[a.start("draw") if self.bag else a.start("pass")] = 1
         return _read_only(mask)
 
     def _place(self, p: Placement) -> None:

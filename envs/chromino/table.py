@@ -130,11 +130,10 @@ class Table:
                     touched.add(t)
         return touched
 
-    def search_marking(self, tiles: list[int], junior: bool, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """`search`, also marking in `mask` the choose actions (4 * tile + orientation) of the placements found:
-        (the placements, those actions ascending)."""
+    def search_marking(self, tiles: list[int], junior: bool, mask: np.ndarray) -> np.ndarray:
+        """`search`, also marking in `mask` the choose actions (4 * tile + orientation) of the placements found."""
         if self.bbox is None:
-            return np.empty((0, 5), dtype=np.int64), np.empty(0, dtype=np.int64)
+            return np.empty((0, 5), dtype=np.int64)
         return kernels.search_marking(
             mask,
             self.accept,

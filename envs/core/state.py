@@ -75,14 +75,16 @@ class BaseState:
     def legal_actions(self) -> np.ndarray:
         mask = self.legal_action_mask()
         if self._legal_of is not mask:  # computed for an earlier mask (which is kept alive, so no new one reuses it)
-            self._keep_legal(mask, np.flatnonzero(mask.view(np.bool_)))
+            legal = self._compute_legal(mask)
+            legal.setflags(write=False)  # handed out without a copy
+            self._legal, self._legal_of = legal, mask
         return self._legal
 
-    def _keep_legal(self, mask: np.ndarray, legal: np.ndarray) -> None:
-        """Keep `legal` (ascending) as the legal actions of `mask`, the mask of this position; read-only, as it is
-        handed out without a copy."""
-        legal.setflags(write=False)
-        self._legal, self._legal_of = legal, mask
+    def _compute_legal(self, mask: np.ndarray) -> np.ndarray:
+        """The legal actions of this position, whose mask is `mask`, ascending int64: asked for only by
+        `legal_actions`, so a mask that nobody reads as a list costs nothing more. The mask's nonzero indices; a
+        game with a cheaper source than a scan of its whole mask overrides it."""
+        return np.flatnonzero(mask.view(np.bool_))
 
     def apply(self, action: int) -> None:
         if not is_int_action(action):

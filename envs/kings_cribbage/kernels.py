@@ -377,24 +377,19 @@ def opening_moves(faces, sizes, points, n: int) -> tuple[np.ndarray, np.ndarray,
 
 
 @numba.njit(cache=True)
-def opening_mask(mask, faces, sizes, n: int) -> np.ndarray:
+def opening_mask(mask, faces, sizes, n: int) -> None:
     """Into the zeroed `mask`: the opening's first place actions, read from its orderings (`opening_moves`
-    need not be built); returns them, ascending. A face begins a move at a cell where its shortest ordering
-    fits rightwards or downwards."""
+    need not be built). A face begins a move at a cell where its shortest ordering fits rightwards or
+    downwards."""
     shortest = np.full(NUM_FACES, n + 1, dtype=np.int64)
     for t in range(len(sizes)):
         shortest[faces[t, 0]] = min(shortest[faces[t, 0]], sizes[t])
-    legal = np.empty(NUM_FACES * n * n, dtype=np.int64)
-    count = 0
     for face in range(len(shortest)):
         size = shortest[face]
         for r in range(n):
             for c in range(n):
                 if c + size <= n or r + size <= n:
                     mask[face * n * n + r * n + c] = 1
-                    legal[count] = face * n * n + r * n + c
-                    count += 1
-    return legal[:count]
 
 
 @numba.njit(cache=True)
@@ -532,11 +527,12 @@ def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarra
 @numba.njit(cache=True)
 def narrow_marked(
     actions, lengths, points, depth: int, action: int, mask, commit: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`narrow` and then `place_mask` at `depth + 1` on the kept moves, in one pass: the tiles-mode place step
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`narrow` and then `place_mask` at `depth + 1` on the kept moves, in one call: the tiles-mode place step
     (the mask of the position after it is always read next, by the check of the following action)."""
     kept_actions, kept_lengths, kept_points = narrow(actions, lengths, points, depth, action)
-    return kept_actions, kept_lengths, kept_points, place_mask(mask, kept_actions, kept_lengths, depth + 1, commit)
+    place_mask(mask, kept_actions, kept_lengths, depth + 1, commit)
+    return kept_actions, kept_lengths, kept_points
 
 
 @numba.njit(cache=True)
@@ -550,10 +546,21 @@ def complete_points(lengths, points, depth: int) -> int:
 
 
 @numba.njit(cache=True)
-def place_mask(mask, actions, lengths, depth: int, commit: int) -> np.ndarray:
-    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete;
-    returns those actions, ascending (what a driver draws among, without scanning the whole mask)."""
-    legal = np.empty(len(lengths), dtype=np.int64)
+def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
+    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete."""
+    for k in range(len(lengths)):
+        if lengths[k] > depth:
+            mask[actions[k, depth]] = 1
+        elif depth and lengths[k] == depth:
+            mask[commit] = 1
+
+
+@numba.njit(cache=True)
+def place_actions(actions, lengths, depth: int, commit: int, num_actions: int) -> np.ndarray:
+    """The actions `place_mask` marks, ascending, once each: the moves' place actions at `depth` and `commit`
+    where a move is complete (read from the moves, not from a scan of the whole mask)."""
+    seen = np.zeros(num_actions, dtype=np.bool_)
+    found = np.empty(len(lengths), dtype=np.int64)
     count = 0
     for k in range(len(lengths)):
         if lengths[k] > depth:
@@ -562,11 +569,11 @@ def place_mask(mask, actions, lengths, depth: int, commit: int) -> np.ndarray:
             action = commit
         else:
             continue
-        if not mask[action]:
-            mask[action] = 1
-            legal[count] = action
+        if not seen[action]:
+            seen[action] = True
+            found[count] = action
             count += 1
-    return np.sort(legal[:count])
+    return np.sort(found[:count])
 
 
 @numba.njit(cache=True)

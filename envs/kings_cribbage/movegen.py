@@ -68,15 +68,17 @@ class MoveSet:
         """The moves whose place action at `depth` is `action`, in their order."""
         return MoveSet(*kernels.narrow(self.actions, self.lengths, self.points, depth, action))
 
-    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
-        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete;
-        returns those actions, ascending."""
-        return kernels.place_mask(mask, self.actions, self.lengths, depth, commit)
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
+        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete."""
+        kernels.place_mask(mask, self.actions, self.lengths, depth, commit)
 
-    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
-        """`narrow(depth, action)` and its `mark(mask, depth + 1, commit)`, in one call."""
-        *kept, legal = kernels.narrow_marked(self.actions, self.lengths, self.points, depth, action, mask, commit)
-        return MoveSet(*kept), legal
+    def place_actions(self, depth: int, commit: int, num_actions: int) -> np.ndarray:
+        """The actions `mark` marks, ascending."""
+        return kernels.place_actions(self.actions, self.lengths, depth, commit, num_actions)
+
+    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> MoveSet:
+        """`narrow(depth, action)`, marking its `mark(mask, depth + 1, commit)` in the same call."""
+        return MoveSet(*kernels.narrow_marked(self.actions, self.lengths, self.points, depth, action, mask, commit))
 
 
 class Opening:
@@ -115,18 +117,25 @@ class Opening:
             return self._moves.narrow(depth, action)
         return MoveSet(*kernels.opening_narrow(self.faces, self.sizes, self.ordering_points, self.board_size, action))
 
-    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
         """`MoveSet.mark`: at depth 0 from the orderings, deeper from the moves written out."""
         if depth:
-            return self._moves.mark(mask, depth, commit)
-        return kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
+            self._moves.mark(mask, depth, commit)
+        else:
+            kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
 
-    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+    def place_actions(self, depth: int, commit: int, num_actions: int) -> np.ndarray | None:
+        """`MoveSet.place_actions` deeper than the first tile; at depth 0 None (read the mask: the opening's
+        first actions are a few thousand, once a game)."""
+        return self._moves.place_actions(depth, commit, num_actions) if depth else None
+
+    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> MoveSet:
         """`MoveSet.narrow_marked`: at depth 0 the narrowing from the orderings, deeper from the moves written out."""
         if depth:
             return self._moves.narrow_marked(depth, action, mask, commit)
         kept = self.narrow(0, action)
-        return kept, kept.mark(mask, 1, commit)
+        kept.mark(mask, 1, commit)
+        return kept
 
 
 EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))

@@ -216,10 +216,9 @@ class KingsCribbageState(BaseState):
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
         elif action < g.commit_action:  # narrowed and masked in one call: the next action's check reads the mask
             mask = np.zeros(g.num_actions, dtype=np.int8)
-            self.alive, legal = self.alive.narrow_marked(len(self.pending), action, mask, g.commit_action)
+            self.alive = self.alive.narrow_marked(len(self.pending), action, mask, g.commit_action)
             self.pending.append(action)
             self._mask = mask
-            self._keep_legal(mask, legal)
         elif action == g.commit_action:
             self._commit()
         elif action < g.exchange_action:
@@ -333,7 +332,7 @@ class KingsCribbageState(BaseState):
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
         if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
-            self._keep_legal(mask, self.alive.mark(mask, len(self.pending), g.commit_action))
+            self.alive.mark(mask, len(self.pending), g.commit_action)
             return mask
         mask[g.exchange_action] = 1
         rack = self.racks[self.current]
@@ -344,6 +343,14 @@ class KingsCribbageState(BaseState):
                 if kind >= lowest and rack.count(kind) > self.marked.count(kind):
                     mask[g.mark_base + kind] = 1
         return mask
+
+    def _compute_legal(self, mask: np.ndarray) -> np.ndarray:
+        """Tiles mode with a move to build: read off the moves that extend `pending` (the mask has 5,098 entries)."""
+        if not self.game.moves_mode and len(self.moves):
+            legal = self.alive.place_actions(len(self.pending), self.game.commit_action, len(mask))
+            if legal is not None:
+                return legal
+        return super()._compute_legal(mask)
 
     # --- exchanges at move level ------------------------------------------------------------------
     def exchange_choices(self) -> list[int]:
