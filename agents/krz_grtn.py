@@ -12,7 +12,7 @@ import numpy as np
 
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
-from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
+from tabletop.envs.krz_grtn.tiles import BLANK, LETTER_COUNTS, LETTER_INDEX, LETTERS, NUM_LETTERS, skeleton
 from tabletop.envs.krz_grtn.words import clue_fit, clue_letters, word_skeletons
 
 
@@ -77,6 +77,19 @@ def plan_clue(target: int, held: np.ndarray, blanks: int, budget: int, rank: int
     return tiles
 
 
+def giver_plan(
+    target: int, letters: np.ndarray, blanks: int, clue: list[int], view: dict[str, Any], giver: int
+) -> list[int]:
+    """The clue `skeleton` lays as `giver` for `target`, holding `letters` and `blanks` behind its screen besides
+    the tiles of `clue` it has laid so far (all it started with), at the level `view` shows."""
+    held = np.array(letters, dtype=np.int64)
+    for tile in clue:
+        if tile != BLANK:
+            held[tile] += 1
+    budget = 3 if view["candidates_needed"] >= 5 and held.sum() >= 6 else 2
+    return plan_clue(target, held, blanks + clue.count(BLANK), budget, view["givers"].index(giver))
+
+
 def clue_match(clue: list[int], concept: int) -> float:
     """How well a clue's letters (in order) fit one concept's words: best over its skeletons."""
     return clue_fit(clue_letters(clue), concept)
@@ -113,15 +126,7 @@ class SkeletonTeammate:
 
     def _clue(self, mask: np.ndarray, view: dict[str, Any]) -> int:
         clue = view["clue"]
-        held = view["letters"].copy()
-        for tile in clue:
-            if tile != BLANK:
-                held[tile] += 1
-        blanks = view["blanks"] + clue.count(BLANK)
-        letters = int(held.sum())
-        budget = 3 if view["candidates_needed"] >= 5 and letters >= 6 else 2
-        rank = view["givers"].index(view["seat"])
-        plan = plan_clue(view["target"], held, blanks, budget, rank)
+        plan = giver_plan(view["target"], view["letters"], view["blanks"], clue, view, view["seat"])
         if plan[: len(clue)] == clue and len(plan) > len(clue) and mask[act.add_tile(plan[len(clue)])]:
             return act.add_tile(plan[len(clue)])
         if mask[act.FINISH_CLUE]:
@@ -136,11 +141,61 @@ class SkeletonTeammate:
         return act.return_letter(int(candidates[np.argmin(worth)]))
 
     def _guess(self, mask: np.ndarray, view: dict[str, Any]) -> int:
-        scores = np.array(
-            [sum(clue_match(c, concept) for c in view["clues"].values()) for concept in view["candidates"]]
-        )
+        return self._best_guess(self._fit(view), view)
+
+    def _fit(self, view: dict[str, Any]) -> np.ndarray:
+        """How well all the clues fit each laid-out picture."""
+        return np.array([sum(clue_match(c, concept) for c in view["clues"].values()) for concept in view["candidates"]])
+
+    def _best_guess(self, scores: np.ndarray, view: dict[str, Any]) -> int:
+        """Point at a best-scoring picture, at random among ties."""
         best = np.flatnonzero(scores == scores.max())
         return act.guess(int(best[self.rng.integers(best.size)]))
 
 
-HEURISTICS = {"skeleton": SkeletonTeammate}
+class ReadingTeammate(SkeletonTeammate):
+    """`skeleton` with an X that reads the clues as `skeleton` givers lay them: for each laid-out picture, how
+    often givers holding letters drawn from what X cannot see would have laid exactly these clues had it been
+    the target. X points at the picture that explains the clues in the most of `WORLDS` draws; `skeleton`'s fit
+    breaks ties, and decides alone where no picture explains them (givers of another kind). Giver, vote and
+    returns as `skeleton`.
+
+    A draw deals the letters X has not seen (all 56 less its own and the clues on the table) into the givers'
+    screens, as many as each owns besides its clue (public counts), uniformly, as `state.resample` does; every
+    giver starts a clue with all its blanks (they go back behind the screen after each attempt), as many as X
+    holds."""
+
+    name = "reader"
+    WORLDS = 64
+
+    def _guess(self, mask: np.ndarray, view: dict[str, Any]) -> int:
+        fit = self._fit(view)
+        return self._best_guess(self._explained(view) * (fit.max() - fit.min() + 1.0) + fit, view)
+
+    def _explained(self, view: dict[str, Any]) -> np.ndarray:
+        """Per laid-out picture: in how many drawn worlds `skeleton` givers would lay every clue shown."""
+        candidates, clues = view["candidates"], view["clues"]
+        unseen = LETTER_COUNTS - view["letters"]
+        for clue in clues.values():
+            unseen -= np.bincount([t for t in clue if t != BLANK], minlength=NUM_LETTERS)
+        pool = np.repeat(np.arange(NUM_LETTERS), unseen)
+        screens = [view["owned_letters"][g] - sum(t != BLANK for t in clue) for g, clue in clues.items()]
+        blanks = view["blanks"] - np.array([clue.count(BLANK) for clue in clues.values()])
+        laid: dict[tuple, bool] = {}  # (picture, giver, screen): whether skeleton lays that giver's clue for it
+        explained = np.zeros(len(candidates))
+        for _ in range(self.WORLDS):
+            self.rng.shuffle(pool)
+            fits, at = np.ones(len(candidates), dtype=bool), 0
+            for (giver, clue), size, spare in zip(clues.items(), screens, blanks):
+                screen = np.bincount(pool[at : at + size], minlength=NUM_LETTERS)
+                at += size
+                for i, target in enumerate(candidates):
+                    key = (i, giver, screen.tobytes())
+                    if fits[i] and key not in laid:
+                        laid[key] = giver_plan(target, screen, spare, clue, view, giver) == clue
+                    fits[i] = fits[i] and laid[key]
+            explained += fits
+        return explained
+
+
+HEURISTICS = {"skeleton": SkeletonTeammate, "reader": ReadingTeammate}

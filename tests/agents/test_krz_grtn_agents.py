@@ -5,7 +5,7 @@ from __future__ import annotations
 from support.krz_grtn import load, scenario
 
 from tabletop.agents import make_agent
-from tabletop.agents.krz_grtn import HEURISTICS, SkeletonTeammate, clue_match, plan_clue
+from tabletop.agents.krz_grtn import HEURISTICS, ReadingTeammate, SkeletonTeammate, clue_match, plan_clue
 from tabletop.envs import EnvSpec
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.pictures import CONCEPT_ID
@@ -14,14 +14,15 @@ from tabletop.envs.krz_grtn.tiles import counts_string, parse_counts, parse_tile
 from tabletop.train.evaluation.tournament import run_tournament
 
 
-def test_registry_finds_the_heuristic():
-    assert set(HEURISTICS) == {"skeleton"}
-    agent = make_agent(EnvSpec("krz_grtn_v1"), "skeleton", seed=0)
-    assert agent.name == "skeleton" and agent.needs_observation is False
+def test_registry_finds_the_heuristics():
+    assert set(HEURISTICS) == {"skeleton", "reader"}
+    for name in HEURISTICS:
+        agent = make_agent(EnvSpec("krz_grtn_v1"), name, seed=0)
+        assert agent.name == name and agent.needs_observation is False and not getattr(agent, "needs_sample", False)
 
 
-def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
-    """Five players, level 1: GR_N (green), W K (walk), LV (the pose), PD (pedestrian)."""
+def rulebook_example():
+    """Five players, level 1, X to guess: GR_N (green), W K (walk), LV (the pose), PD (pedestrian)."""
     game = KrzGrtnGame(num_players=5)
     data = scenario(
         game,
@@ -32,7 +33,11 @@ def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
         target_position=1,
         clues_done=4,
     )
-    state = load(game, data)
+    return load(game, data)
+
+
+def test_rulebook_example_x_reads_the_clues_and_finds_the_pedestrian_light():
+    state = rulebook_example()
     x = SkeletonTeammate(seed=0)
     action = x.act(None, state.legal_action_mask(), state.view(0))
     assert action == act.guess(1)
@@ -79,3 +84,44 @@ def test_heuristic_team_clearly_beats_random_team():
     random = run_tournament(four, ["random"], 40, seed=1)
     assert heuristic.records["skeleton"].win_rate > 0.5
     assert heuristic.records["skeleton"].mean_score > random.records["random"].mean_score + 2
+
+
+def test_reader_x_finds_the_picture_only_a_skeleton_giver_would_clue_so():
+    """Two players: the giver laid SB. By the letters' fit "whistle" leads; but a skeleton giver holding S and B
+    besides three letters X cannot see lays SB only for "cheese", so the reading X points there."""
+    game = KrzGrtnGame(num_players=2)
+    data = scenario(
+        game,
+        ["CHMPY", "DGV"],
+        phase="guess",
+        clues=["", "SB"],
+        target="cheese",
+        candidates=["basket", "whistle", "cheese"],
+        target_position=2,
+        clues_done=1,
+    )
+    state = load(game, data)
+    mask, view = state.legal_action_mask(), state.view(0)
+    assert SkeletonTeammate(seed=0).act(None, mask, view) == act.guess(1)
+    reader = ReadingTeammate(seed=0)
+    explained = reader._explained(view)
+    assert explained[2] > 0 and explained[0] == explained[1] == 0
+    assert reader.act(None, mask, view) == act.guess(2)
+
+
+def test_reader_x_falls_back_on_the_fit_where_no_picture_explains_the_clues():
+    """The rulebook's example: GR_N and W_K are no skeleton giver's clues (three letters, where a level of three
+    pictures has skeleton givers lay two), so no picture explains them all and the fit decides."""
+    state = rulebook_example()
+    reader = ReadingTeammate(seed=0)
+    view = state.view(0)
+    assert not reader._explained(view).any()
+    assert reader.act(None, state.legal_action_mask(), view) == act.guess(1)
+
+
+def test_reading_team_beats_the_skeleton_team_on_the_same_seeds():
+    """The reader's X is the only difference: two players, the same 40 seeded games."""
+    two = EnvSpec("krz_grtn_v1", {"num_players": 2})
+    skeleton = run_tournament(two, ["skeleton"], 40, seed=3).records["skeleton"]
+    reader = run_tournament(two, ["reader"], 40, seed=3).records["reader"]
+    assert reader.mean_score > skeleton.mean_score + 0.3 and reader.win_rate > skeleton.win_rate + 0.1
