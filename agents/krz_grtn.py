@@ -154,26 +154,65 @@ class SkeletonTeammate:
 
 
 class ReadingTeammate(SkeletonTeammate):
-    """`skeleton` with an X that reads the clues as `skeleton` givers lay them: for each laid-out picture, how
-    often givers holding letters drawn from what X cannot see would have laid exactly these clues had it been
-    the target. X points at the picture that explains the clues in the most of `WORLDS` draws; `skeleton`'s fit
-    breaks ties, and decides alone where no picture explains them (givers of another kind). Giver, vote and
-    returns as `skeleton`.
+    """`skeleton` with an X that reads each clue two ways: as a `skeleton` giver would have laid it (in how many of
+    `WORLDS` draws of the letters X cannot see a `skeleton` giver would lay exactly this clue, had each laid-out
+    picture been the target), and by `skeleton`'s fit (its scores as a spread of `OTHER` probability over the
+    pictures). A giver's two readings are weighed by how often its clues matched the model when this seat saw
+    the target revealed this game (from `PRIOR`: 3 to 1 for the model), and X points at the picture the clues
+    together make likeliest. So with `skeleton` givers it reads what their clues hold beyond the fit, and with
+    givers of another kind (the learned team's) the fit still counts. Giver, vote and returns as `skeleton`.
 
     A draw deals the letters X has not seen (all 56 less its own and the clues on the table) into the givers'
     screens, as many as each owns besides its clue (public counts), uniformly, as `state.resample` does; every
     giver starts a clue with all its blanks (they go back behind the screen after each attempt), as many as X
-    holds."""
+    holds. What a seat learns of the givers comes from its own guesses and the revealed targets: a seat's record
+    is its own, even where one agent plays several seats."""
 
     name = "reader"
     WORLDS = 64
+    SHARPNESS, OTHER = 2.0, 0.2
+    PRIOR = (3.0, 1.0)  # (clues that matched the model, clues that did not) before any is seen
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._record: dict[tuple[int, int], list[float]] = {}  # (seat, giver): [matched, did not]
+        self._asked: dict[int, tuple[list[int], dict[int, np.ndarray]]] = {}  # seat: its last guess's readings
+
+    def act(self, observation: Any, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        self._learn(view)
+        return super().act(observation, action_mask, view)
+
+    def _learn(self, view: dict[str, Any]) -> None:
+        """After this seat's guess, the revealed target says whether each giver's clue matched the model."""
+        seat, last = view["seat"], view["last_attempt"]
+        if last is None:  # a game's first attempt: nothing seen of its givers yet
+            self._record = {key: record for key, record in self._record.items() if key[0] != seat}
+            self._asked.pop(seat, None)
+            return
+        if seat not in self._asked or last["x"] != seat:
+            return
+        candidates, explained = self._asked.pop(seat)
+        if last["target"] in candidates:
+            where = candidates.index(last["target"])
+            for giver, counts in explained.items():
+                self._record.setdefault((seat, giver), list(self.PRIOR))[0 if counts[where] else 1] += 1
 
     def _guess(self, mask: np.ndarray, view: dict[str, Any]) -> int:
-        fit = self._fit(view)
-        return self._best_guess(self._explained(view) * (fit.max() - fit.min() + 1.0) + fit, view)
+        seat, candidates = view["seat"], view["candidates"]
+        explained = self._explained(view)
+        self._asked[seat] = (list(candidates), explained)
+        likelihood = np.zeros(len(candidates))
+        for giver, clue in view["clues"].items():
+            matched, missed = self._record.get((seat, giver), self.PRIOR)
+            fit = np.array([clue_match(clue, concept) for concept in candidates])
+            other = np.exp(self.SHARPNESS * (fit - fit.max()))
+            trust = matched / (matched + missed)
+            reading = trust * explained[giver] / self.WORLDS + (1 - trust) * self.OTHER * other / other.sum()
+            likelihood += np.log(reading)
+        return self._best_guess(likelihood, view)
 
-    def _explained(self, view: dict[str, Any]) -> np.ndarray:
-        """Per laid-out picture: in how many drawn worlds `skeleton` givers would lay every clue shown."""
+    def _explained(self, view: dict[str, Any]) -> dict[int, np.ndarray]:
+        """Per giver, per laid-out picture: in how many drawn worlds a `skeleton` giver would lay its clue."""
         candidates, clues = view["candidates"], view["clues"]
         unseen = LETTER_COUNTS - view["letters"]
         for clue in clues.values():
@@ -182,19 +221,18 @@ class ReadingTeammate(SkeletonTeammate):
         screens = [view["owned_letters"][g] - sum(t != BLANK for t in clue) for g, clue in clues.items()]
         blanks = view["blanks"] - np.array([clue.count(BLANK) for clue in clues.values()])
         laid: dict[tuple, bool] = {}  # (picture, giver, screen): whether skeleton lays that giver's clue for it
-        explained = np.zeros(len(candidates))
+        explained = {giver: np.zeros(len(candidates)) for giver in clues}
         for _ in range(self.WORLDS):
             self.rng.shuffle(pool)
-            fits, at = np.ones(len(candidates), dtype=bool), 0
+            at = 0
             for (giver, clue), size, spare in zip(clues.items(), screens, blanks):
                 screen = np.bincount(pool[at : at + size], minlength=NUM_LETTERS)
                 at += size
                 for i, target in enumerate(candidates):
                     key = (i, giver, screen.tobytes())
-                    if fits[i] and key not in laid:
+                    if key not in laid:
                         laid[key] = giver_plan(target, screen, spare, clue, view, giver) == clue
-                    fits[i] = fits[i] and laid[key]
-            explained += fits
+                    explained[giver][i] += laid[key]
         return explained
 
 

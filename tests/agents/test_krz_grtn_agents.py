@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support.krz_grtn import load, scenario
 
 from tabletop.agents import make_agent
@@ -86,36 +87,60 @@ def test_heuristic_team_clearly_beats_random_team():
     assert heuristic.records["skeleton"].mean_score > random.records["random"].mean_score + 2
 
 
-def test_reader_x_finds_the_picture_only_a_skeleton_giver_would_clue_so():
-    """Two players: the giver laid SB. By the letters' fit "whistle" leads; but a skeleton giver holding S and B
-    besides three letters X cannot see lays SB only for "cheese", so the reading X points there."""
+def cheese_or_whistle(target: str = "cheese"):
+    """Two players, X to guess: the giver laid SB. By the letters' fit "whistle" leads; but a skeleton giver
+    holding S and B besides three letters X cannot see lays SB only for "cheese"."""
     game = KrzGrtnGame(num_players=2)
+    candidates = ["basket", "whistle", "cheese"]
     data = scenario(
         game,
         ["CHMPY", "DGV"],
         phase="guess",
         clues=["", "SB"],
-        target="cheese",
-        candidates=["basket", "whistle", "cheese"],
-        target_position=2,
+        target=target,
+        candidates=candidates,
+        target_position=candidates.index(target),
         clues_done=1,
     )
-    state = load(game, data)
+    return load(game, data)
+
+
+def test_reader_x_finds_the_picture_only_a_skeleton_giver_would_clue_so():
+    state = cheese_or_whistle()
     mask, view = state.legal_action_mask(), state.view(0)
     assert SkeletonTeammate(seed=0).act(None, mask, view) == act.guess(1)
     reader = ReadingTeammate(seed=0)
-    explained = reader._explained(view)
+    explained = reader._explained(view)[1]
     assert explained[2] > 0 and explained[0] == explained[1] == 0
     assert reader.act(None, mask, view) == act.guess(2)
 
 
-def test_reader_x_falls_back_on_the_fit_where_no_picture_explains_the_clues():
-    """The rulebook's example: GR_N and W_K are no skeleton giver's clues (three letters, where a level of three
-    pictures has skeleton givers lay two), so no picture explains them all and the fit decides."""
+def test_reader_x_follows_the_fit_for_a_giver_whose_clues_have_not_matched_the_model():
+    state = cheese_or_whistle()
+    reader = ReadingTeammate(seed=0)
+    reader._record[(0, 1)] = [0.0, 10.0]  # this game, none of seat 1's clues was what skeleton would lay
+    assert reader._guess(state.legal_action_mask(), state.view(0)) == act.guess(1)  # `act` would start afresh
+
+
+@pytest.mark.parametrize("target,record", [("cheese", [4.0, 1.0]), ("whistle", [3.0, 2.0])])
+def test_reader_x_learns_from_the_revealed_target_whether_the_clue_matched_the_model(target, record):
+    state = cheese_or_whistle(target)
+    reader = ReadingTeammate(seed=0)
+    state.apply(reader.act(None, state.legal_action_mask(), state.view(0)))
+    assert state.view(0)["last_attempt"]["target"] == CONCEPT_ID[target]
+    reader._learn(state.view(0))
+    assert reader._record == {(0, 1): record}
+    reader._learn({**state.view(0), "last_attempt": None})  # a new game: its givers are not known yet
+    assert reader._record == {}
+
+
+def test_reader_x_reads_a_clue_no_skeleton_giver_lays_by_its_fit():
+    """The rulebook's example: GR_N is no skeleton giver's clue (three letters, where a level of three pictures
+    has skeleton givers lay two), so for that giver only the fit counts."""
     state = rulebook_example()
     reader = ReadingTeammate(seed=0)
     view = state.view(0)
-    assert not reader._explained(view).any()
+    assert not reader._explained(view)[1].any()
     assert reader.act(None, state.legal_action_mask(), view) == act.guess(1)
 
 
