@@ -31,6 +31,13 @@ def is_action_index(action: Any, num_actions: int) -> bool:
     return is_int_action(action) and 0 <= action < num_actions
 
 
+def mask_indices(mask: np.ndarray) -> np.ndarray:
+    """The nonzero indices of a 0/1 action mask, ascending int64. A one-byte mask (ours, PettingZoo's int8) is read
+    as a bool view of the same bytes, since numpy's `nonzero` has no fast path for int8 (7-21 us on 2,347-5,098
+    entries against ~4), and `nonzero` is called directly: `np.flatnonzero`'s ravel and dispatch double its cost."""
+    return (mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask).nonzero()[0]
+
+
 def is_int_action(action: Any) -> bool:
     """An int, numpy's included; a bool (numpy's is no np.integer), a float or a string is not."""
     return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
@@ -84,7 +91,7 @@ class BaseState:
         """The legal actions of this position, whose mask is `mask`, ascending int64: asked for only by
         `legal_actions`, so a mask that nobody reads as a list costs nothing more. The mask's nonzero indices; a
         game with a cheaper source than a scan of its whole mask overrides it."""
-        return mask.view(np.bool_).nonzero()[0]  # np.flatnonzero's ravel and dispatch would double its cost
+        return mask_indices(mask)
 
     def apply(self, action: int) -> None:
         if not is_int_action(action):
