@@ -6,6 +6,7 @@ import torch
 from gymnasium import spaces
 
 from tabletop.agents import make_agent
+from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import NetworkConfig
 from tabletop.train.selfplay.imitation import collect, evaluate_clone, fit
@@ -42,6 +43,31 @@ def test_decisions_are_the_teachers_own_as_its_seat_sees_them(decisions):
         state.apply(int(tied[teacher.rng.integers(tied.size)]))
         row += 1
     assert decisions.game[row - 1] == 0 and decisions.game[row] == 1
+
+
+def test_with_an_actor_the_actor_plays_and_the_teacher_labels():
+    """DAgger: the actor's moves are played in the teacher's seat, and each recorded target is what the teacher
+    would have played there."""
+    taught = collect(SPEC, "patient", ["blocker"], games=1, gamma=0.99, seed=5, actor="random")
+    env = SPEC.make_raw()
+    env.reset(seed=5)
+    teacher, rival = make_agent(SPEC, "patient", seed=5), make_agent(SPEC, "blocker", seed=6)
+    actor = make_agent(SPEC, "random", seed=7)
+    state, row, off_label = env.game_state, 0, 0
+    while not state.is_terminal():
+        seat, mask = state.current_player, state.legal_action_mask()
+        if seat != 0:  # game 0: the teacher's seat is 0
+            state.apply(act_for(rival, env, state, seat))
+            continue
+        np.testing.assert_array_equal(taught.observations[row], env.observer.encode(state, seat).astype(np.float16))
+        tied = teacher.best_actions(mask, state.view(seat))
+        assert set(np.flatnonzero(taught.target[row])) == set(tied)
+        teacher.rng.integers(tied.size)  # collect draws the teacher's tie-break as it would play it
+        action = act_for(actor, env, state, seat)
+        off_label += action not in tied
+        state.apply(action)
+        row += 1
+    assert row == len(taught) and off_label > row // 2  # random play leaves the teacher's moves most of the time
 
 
 SEARCH_TEACHER = "search:sims=4,depth=6,candidates=3"

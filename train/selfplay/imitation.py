@@ -64,14 +64,24 @@ class Decisions:
 
 
 def collect(
-    env: EnvSpec, teacher: str, opponents: list[str], games: int, gamma: float, seed: int, search_share: float = 0.0
+    env: EnvSpec,
+    teacher: str,
+    opponents: list[str],
+    games: int,
+    gamma: float,
+    seed: int,
+    search_share: float = 0.0,
+    actor: str | None = None,
 ) -> Decisions:
     """Play `games` seeded games, the teacher in a rotating seat and `opponents` (in turn) in the others;
     record every decision of every seat the teacher holds (all of them when it also is the opponent), with a
-    search teacher's rollout shares weighted `search_share` in its target."""
+    search teacher's rollout shares weighted `search_share` in its target. With an `actor` (DAgger), the actor
+    plays the teacher's seats and the teacher only labels them: the targets fall on the positions the actor
+    reaches, where a clone of the teacher's own games has seen none."""
     table = env.make_raw()
     state_seats = table.game.num_players
     teach = make_agent(env, teacher, seed=seed)
+    acting = make_agent(env, actor, seed=seed + len(opponents) + 1) if actor else None
     rivals = {name: make_agent(env, name, seed=seed + 1 + i) for i, name in enumerate(dict.fromkeys(opponents))}
     chunks: list[tuple[np.ndarray, ...]] = []  # per game: (observations, masks, targets)
     returns, game_of = [], []
@@ -88,14 +98,15 @@ def collect(
             if seat in taught:
                 mask = state.legal_action_mask()
                 tied = teach.best_actions(mask, state.view(seat)) if hasattr(teach, "best_actions") else None
-                action = (
+                label = (
                     int(tied[teach.rng.integers(tied.size)]) if tied is not None else act_for(teach, table, state, seat)
                 )
                 rows[seat].append(len(returns) + len(observations))
                 game_of.append(g)
                 observations.append(observer.encode(state, seat).astype(np.float16))
                 masks.append(mask.astype(bool))
-                targets.append(_target(mask.size, tied, action, getattr(teach, "shares", None), search_share))
+                targets.append(_target(mask.size, tied, label, getattr(teach, "shares", None), search_share))
+                action = label if acting is None else act_for(acting, table, state, seat)
             else:
                 action = act_for(rival, table, state, seat)
             state.apply(action)

@@ -1,0 +1,126 @@
+"""A DAgger pass for a trained Chromino policy, the last stage of the shipped `pretrained` policy (docs/results.md,
+Chromino, "A DAgger pass with the search teacher"): the policy plays, a search player labels each of its decisions
+(`imitation.collect` with an `actor`), and a policy's own weights are fitted to those labels (`imitation.fit`).
+Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. The
+shipped policy (85.5 CPU-minutes in all):
+
+    tabletop train configs/results/chromino_pretrained_2p.yaml --out runs/chromino_2p   # the base, 20.3 CPU-minutes
+    mkdir -p /tmp/old && git archive 4c08738 agents/pretrained/chromino_2p | tar -x -C /tmp/old  # the actor: the policy shipped before
+    for c in $(seq 0 19); do python scripts/dagger.py collect --actor onnx:/tmp/old/agents/pretrained/chromino_2p \
+        --first $((50700000 + 25 * c)) --games 25 --out runs/dagger/c$(printf %02d $c).npz; done   # 62.5 CPU-minutes
+    python scripts/dagger.py fit runs/chromino_2p runs/chromino_dagger --chunks 'runs/dagger/c*.npz' --move-only  # 2.8
+    tabletop export runs/chromino_dagger --out agents/pretrained/chromino_2p
+
+`fit` writes a run folder (config.yaml and final/policy.pt) that `ppo:OUT` plays and `tabletop export` reads; the
+last tenth of the games is held out. `agreement` prints how often a policy's most likely move is the teacher's,
+over the decisions with a choice:
+
+    python scripts/dagger.py agreement runs/chromino_dagger --chunks 'runs/dagger/c19.npz'
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tabletop.agents.networks.runs import load_saved
+from tabletop.agents.networks.saved import write_policy
+from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.config import load_config
+from tabletop.train.selfplay.imitation import Decisions, collect, fit, masked_log_probs
+from tabletop.train.selfplay.policy import build_policy, config_spec, network_policy, policy_file
+
+TEACHER = "search:sims=192,rollout=block_rivals"  # 0.553 against block_rivals over 1,000 games
+OPPONENTS = ["block_rivals", "keep_options"]
+ENV = EnvSpec("chromino_v1", {"num_players": 2, "features": ["lookahead"]})
+
+
+def run_policy(run: str):
+    """(the run's config, its final policy as the learner's SB3 policy, critic included)."""
+    config = load_config(Path(run) / "config.yaml")
+    table = config.env.make_raw()
+    agent = table.possible_agents[0]
+    policy_class, kwargs = network_policy(config.network, config.env)
+    policy = build_policy(
+        table.observation_space(agent)["observation"], table.action_space(agent), kwargs, policy_class
+    )
+    policy.load_state_dict(load_saved(run).weights)
+    return config, policy
+
+
+def read_chunks(pattern: str) -> Decisions:
+    """The chunks' decisions joined, their games renumbered one after the other (the fit holds out whole games)."""
+    parts, games = [], 0
+    for path in sorted(glob.glob(pattern)):
+        chunk = np.load(path)
+        parts.append([chunk[k] for k in ("observations", "masks", "target", "returns")] + [chunk["game"] + games])
+        games += int(chunk["game"].max()) + 1
+    if not parts:
+        raise SystemExit(f"no chunks match {pattern!r}")
+    return Decisions(*[np.concatenate(column) for column in zip(*parts)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", required=True)
+    gather = steps.add_parser("collect", help="the actor plays, the teacher labels; one .npz")
+    gather.add_argument("--actor", required=True)
+    gather.add_argument("--teacher", default=TEACHER)
+    gather.add_argument("--first", type=int, required=True, help="the first game's seed")
+    gather.add_argument("--games", type=int, required=True)
+    gather.add_argument("--search-share", type=float, default=0.5)
+    gather.add_argument("--out", required=True)
+    tune = steps.add_parser("fit", help="fit a run's policy to the chunks' labels; writes a run folder")
+    tune.add_argument("run")
+    tune.add_argument("out")
+    tune.add_argument("--chunks", required=True, help="a glob of collect's .npz files")
+    tune.add_argument("--epochs", type=int, default=8)
+    tune.add_argument("--lr", type=float, default=2e-3)
+    tune.add_argument("--move-only", action="store_true", help="the teacher's move alone as the target, no shares")
+    agree = steps.add_parser("agreement", help="how often the policy's top move is the teacher's")
+    agree.add_argument("run")
+    agree.add_argument("--chunks", required=True)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    began = time.process_time()
+    if args.step == "collect":
+        data = collect(ENV, args.teacher, OPPONENTS, args.games, 0.995, args.first, args.search_share, args.actor)
+        np.savez_compressed(
+            args.out, **{k: getattr(data, k) for k in ("observations", "masks", "target", "returns", "game")}
+        )
+        print(f"{len(data)} decisions in {args.games} games, {time.process_time() - began:.0f} CPU s")
+    elif args.step == "fit":
+        config, policy = run_policy(args.run)
+        data = read_chunks(args.chunks)
+        if args.move_only:  # the move holds at least 1 - search_share of a target, so it is the largest entry
+            moves = data.target.argmax(axis=1)
+            data.target = np.zeros_like(data.target)
+            data.target[np.arange(len(moves)), moves] = 1
+        result = fit(policy, data, args.epochs, 512, args.lr, holdout=0.1, seed=0, log=print)
+        out = Path(args.out)
+        (out / "final").mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(args.run) / "config.yaml", out / "config.yaml")
+        write_policy(
+            out / "final" / "policy.pt", policy_file(policy, config_spec(config.network, config.env), config.env)
+        )
+        print(f"{result.decisions} decisions fitted in {result.seconds:.0f} CPU s; the policy is in {out}")
+    else:
+        _, policy = run_policy(args.run)
+        data = read_chunks(args.chunks)
+        choice = data.masks.sum(axis=1) > 1
+        target = data.target[choice].astype(np.float32)
+        with torch.no_grad():
+            observations = torch.from_numpy(data.observations[choice].astype(np.float32))
+            top = masked_log_probs(policy, observations, torch.from_numpy(data.masks[choice])).argmax(dim=1).numpy()
+        agreed = float((target[np.arange(len(top)), top] == target.max(axis=1)).mean())
+        print(f"{args.run}: {len(top)} decisions with a choice, the policy's top move is the teacher's in {agreed:.3f}")
+
+
+if __name__ == "__main__":
+    main()
