@@ -1,8 +1,9 @@
-"""A DAgger pass for a trained Chromino policy, the last stage of the shipped `pretrained` policy (docs/results.md,
+"""A DAgger pass for a trained policy, the last stage of the shipped Chromino `pretrained` policy (docs/results.md,
 Chromino, "A DAgger pass with the search teacher"): the policy plays, a search player labels each of its decisions
 (`imitation.collect` with an `actor`), and a policy's own weights are fitted to those labels (`imitation.fit`).
-Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. The
-shipped policy (85.5 CPU-minutes in all):
+Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. `collect`
+defaults to the Chromino recipe's game, teacher and opponents; `--game`, `--env-kwargs`, `--teacher`, `--opponents`
+and `--gamma` name another's. The shipped Chromino policy (85.5 CPU-minutes in all):
 
     tabletop train configs/results/chromino_pretrained_2p.yaml --out runs/chromino_2p   # the base, 20.3 CPU-minutes
     mkdir -p /tmp/old && git archive 4c08738 agents/pretrained/chromino_2p | tar -x -C /tmp/old  # the actor: the policy shipped before
@@ -31,14 +32,15 @@ import torch
 
 from tabletop.agents.networks.runs import load_saved
 from tabletop.agents.networks.saved import write_policy
-from tabletop.envs import EnvSpec
+from tabletop.train.cli import env_spec
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.imitation import Decisions, collect, fit, masked_log_probs
 from tabletop.train.selfplay.policy import build_policy, config_spec, network_policy, policy_file
 
+# the shipped Chromino recipe's: another game names its own with --game, --env-kwargs, --teacher and --opponents
 TEACHER = "search:sims=192,rollout=block_rivals"  # 0.553 against block_rivals over 1,000 games
-OPPONENTS = ["block_rivals", "keep_options"]
-ENV = EnvSpec("chromino_v1", {"num_players": 2, "features": ["lookahead"]})
+OPPONENTS = "block_rivals,keep_options"
+GAME, ENV_KWARGS = "chromino_v1", '{"num_players": 2, "features": ["lookahead"]}'
 
 
 def run_policy(run: str):
@@ -72,6 +74,10 @@ def main() -> None:
     gather = steps.add_parser("collect", help="the actor plays, the teacher labels; one .npz")
     gather.add_argument("--actor", required=True)
     gather.add_argument("--teacher", default=TEACHER)
+    gather.add_argument("--game", default=GAME)
+    gather.add_argument("--env-kwargs", default=ENV_KWARGS, help="a JSON object (default: %(default)s)")
+    gather.add_argument("--opponents", default=OPPONENTS, help="comma-separated agent specs, in turn")
+    gather.add_argument("--gamma", type=float, default=0.995, help="the returns' discount (the critic's target)")
     gather.add_argument("--first", type=int, required=True, help="the first game's seed")
     gather.add_argument("--games", type=int, required=True)
     gather.add_argument("--search-share", type=float, default=0.5)
@@ -90,7 +96,12 @@ def main() -> None:
     torch.set_num_threads(1)
     began = time.process_time()
     if args.step == "collect":
-        data = collect(ENV, args.teacher, OPPONENTS, args.games, 0.995, args.first, args.search_share, args.actor)
+        try:
+            env = env_spec(args.game, args.env_kwargs)
+        except ValueError as err:
+            raise SystemExit(f"dagger.py collect: {err}") from None
+        opponents = args.opponents.split(",")
+        data = collect(env, args.teacher, opponents, args.games, args.gamma, args.first, args.search_share, args.actor)
         np.savez_compressed(
             args.out, **{k: getattr(data, k) for k in ("observations", "masks", "target", "returns", "game")}
         )
