@@ -28,6 +28,8 @@ def run_chunk(args: argparse.Namespace, seed: int) -> str | None:
     if done.exists():
         return None
     command = ["tabletop", "tournament", args.game, args.a, args.b, "--games", str(args.chunk)]
+    if args.env_kwargs is not None:
+        command += ["--env-kwargs", args.env_kwargs]
     result = subprocess.run([*command, "--seed", str(seed), "--quiet"], capture_output=True, text=True)
     if result.returncode:
         return f"chunk at seed {seed} failed:\n{result.stderr}"
@@ -80,6 +82,9 @@ def main() -> None:
     parser.add_argument("--sum", action="store_true", help="only add up the finished chunks")
     parser.add_argument("--jobs", type=int, default=1, help="chunks played at a time (default: 1)")
     parser.add_argument("--csv", type=Path, help="also write each finished chunk's seed and W-D-L here")
+    parser.add_argument(
+        "--env-kwargs", help="the game's arguments as a JSON object, passed to every chunk (default: the defaults)"
+    )
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
