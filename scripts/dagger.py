@@ -30,12 +30,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tabletop.agents.networks.runs import load_saved
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.runs import FINAL, load_saved
 from tabletop.agents.networks.saved import write_policy
 from tabletop.train.cli import env_spec
 from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.imitation import Decisions, collect, fit, masked_log_probs
-from tabletop.train.selfplay.policy import build_policy, config_spec, network_policy, policy_file
+from tabletop.train.selfplay.policy import config_spec, policy_file
+from tabletop.train.selfplay.trainer import fresh_policy
 
 # the shipped Chromino recipe's: another game names its own with --game, --env-kwargs, --teacher and --opponents
 TEACHER = "search:sims=192,rollout=block_rivals"  # 0.553 against block_rivals over 1,000 games
@@ -46,12 +48,7 @@ GAME, ENV_KWARGS = "chromino_v1", '{"num_players": 2, "features": ["lookahead"]}
 def run_policy(run: str):
     """(the run's config, its final policy as the learner's SB3 policy, critic included)."""
     config = load_config(Path(run) / "config.yaml")
-    table = config.env.make_raw()
-    agent = table.possible_agents[0]
-    policy_class, kwargs = network_policy(config.network, config.env)
-    policy = build_policy(
-        table.observation_space(agent)["observation"], table.action_space(agent), kwargs, policy_class
-    )
+    policy = fresh_policy(config)
     policy.load_state_dict(load_saved(run).weights)
     return config, policy
 
@@ -115,10 +112,10 @@ def main() -> None:
             data.target[np.arange(len(moves)), moves] = 1
         result = fit(policy, data, args.epochs, 512, args.lr, holdout=0.1, seed=0, log=print)
         out = Path(args.out)
-        (out / "final").mkdir(parents=True, exist_ok=True)
+        (out / FINAL).mkdir(parents=True, exist_ok=True)
         shutil.copy(Path(args.run) / "config.yaml", out / "config.yaml")
         write_policy(
-            out / "final" / "policy.pt", policy_file(policy, config_spec(config.network, config.env), config.env)
+            out / FINAL / POLICY_FILE, policy_file(policy, config_spec(config.network, config.env), config.env)
         )
         print(f"{result.decisions} decisions fitted in {result.seconds:.0f} CPU s; the policy is in {out}")
     else:

@@ -297,15 +297,17 @@ def check_resumable(config: TrainConfig, saved: dict, source: Path) -> None:
         )
 
 
-def resume_shapes(config: TrainConfig) -> Shapes:
-    """The tensors a checkpoint of the config's network holds, from a fresh policy (no env needed)."""
+def fresh_policy(config: TrainConfig):
+    """The config's network as a new, untrained SB3 policy (actor and critic), on the game's spaces."""
     probe = config.env.make_raw()
     agent = probe.possible_agents[0]
     policy_class, kwargs = network_policy(config.network, config.env)
-    policy = build_policy(
-        probe.observation_space(agent)["observation"], probe.action_space(agent), kwargs, policy_class
-    )
-    return Shapes.of(policy)
+    return build_policy(probe.observation_space(agent)["observation"], probe.action_space(agent), kwargs, policy_class)
+
+
+def resume_shapes(config: TrainConfig) -> Shapes:
+    """The tensors a checkpoint of the config's network holds, from a fresh policy (no env needed)."""
+    return Shapes.of(fresh_policy(config))
 
 
 def train(
