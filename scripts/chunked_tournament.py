@@ -2,10 +2,10 @@
 players"): chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST + CHUNK*c` (with `--env-kwargs`
 if given), written to OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes only those
 under way. `--jobs N` plays N chunks at a time, one process each (a core each: the games are one-threaded). At
-the end (or alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in order, with
-the Wilson 95% interval (draws count as no win, as in `tabletop tournament`). `--csv FILE` also writes each
-finished chunk's seed and W-D-L there: the chunk files live in a git-ignored run folder and die with the
-machine, so the headline runs' records are committed under docs/records/.
+the end (or alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in
+order, with the Wilson 95% interval (draws count as no win, as in `tabletop tournament`). `--csv FILE` also
+writes each finished chunk's seed and W-D-L there: the chunk files live in a git-ignored run folder and die with
+the machine, so the headline runs' records are committed under docs/records/.
 
     python scripts/chunked_tournament.py cromlet_v0 search:sims=64 blocker --first 5000030 --chunk 20 \\
         --chunks 49 --out runs/search --name cr_blocker --jobs 2

@@ -93,12 +93,14 @@ def main() -> None:
     torch.set_num_threads(1)
     began = time.process_time()
     if args.step == "collect":
-        try:
+        opponents = args.opponents.split(",")
+        try:  # a bad game, option or agent spec: one line, as the CLI says it (agents are made before any game)
             env = env_spec(args.game, args.env_kwargs)
+            data = collect(
+                env, args.teacher, opponents, args.games, args.gamma, args.first, args.search_share, args.actor
+            )
         except ValueError as err:
             raise SystemExit(f"dagger.py collect: {err}") from None
-        opponents = args.opponents.split(",")
-        data = collect(env, args.teacher, opponents, args.games, args.gamma, args.first, args.search_share, args.actor)
         np.savez_compressed(
             args.out, **{k: getattr(data, k) for k in ("observations", "masks", "target", "returns", "game")}
         )
