@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.agents.extras import MissingExtra
-from tabletop.train.benchmark.families import load_family
+from tabletop.train.benchmark.families import load_family, missing_extra
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.scoring import play_panel, reference
 from tabletop.train.benchmark.suite import Suite, eval_steps
@@ -175,10 +175,19 @@ def _train_and_evaluate(job: Job, task: Task, folder: Path, report: Callable[[st
 
 
 # --- the grid ----------------------------------------------------------------------------------------------
-def plan(suite: Suite, tasks: list[str] | None, algorithms: list[str] | None, seeds: int, out: Path) -> list[Job]:
-    """Every job of the grid, references first; a grid already started in `out` must be the same grid."""
+def plan(
+    suite: Suite,
+    tasks: list[str] | None,
+    algorithms: list[str] | None,
+    seeds: int,
+    out: Path,
+    skip: Callable[[str], None] | None = None,
+) -> list[Job]:
+    """Every job of the grid, references first; a grid already started in `out` must be the same grid. A family
+    whose extra is missing here is left out, `skip` told one line naming the extra; when every family is, the
+    first one's `MissingExtra` is raised."""
     chosen_tasks = suite.select_tasks(tasks)
-    chosen = suite.select_algorithms(algorithms)
+    chosen = installed(suite.select_algorithms(algorithms), skip or (lambda line: None))
     params = {name: suite.params(name) for name in chosen}
     jobs = [Job(task_dict(t), str(out / t.name)) for t in chosen_tasks]
     for task in chosen_tasks:
@@ -188,6 +197,18 @@ def plan(suite: Suite, tasks: list[str] | None, algorithms: list[str] | None, se
                     Job(task_dict(task), str(out / task.name / name / f"seed_{seed}"), name, params[name], seed)
                 )
     return jobs
+
+
+def installed(names: list[str], skip: Callable[[str], None]) -> list[str]:
+    """The families of `names` whose extras are installed; `skip(line)` for each one left out."""
+    problems = {name: missing_extra(name) for name in names}
+    for name, problem in problems.items():
+        if problem is not None:
+            skip(f"skipping {name}: {problem}")
+    kept = [name for name in names if problems[name] is None]
+    if names and not kept:
+        raise problems[names[0]]
+    return kept
 
 
 def record_grid(out: Path, suite: Suite, jobs: list[Job]) -> None:

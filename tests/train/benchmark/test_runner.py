@@ -21,13 +21,8 @@ SMOKE = ROOT / "configs/benchmark/smoke.yaml"
 
 
 def smoke_families() -> list[str]:
-    """Every family whose module imports here; the RLlib ones only with ray installed."""
-    names = families.available_families()
-    try:
-        import ray  # noqa: F401
-    except ModuleNotFoundError:
-        names = [n for n in names if not n.startswith("rllib_")]
-    return names
+    """Every family whose module imports here and whose extra is installed (the RLlib ones need ray)."""
+    return [n for n in families.available_families() if families.missing_extra(n) is None]
 
 
 @pytest.fixture(scope="module")

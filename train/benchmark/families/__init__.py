@@ -1,13 +1,17 @@
 """Algorithm families: each trains a learner on a benchmark task through the `Family` protocol (base.py).
 
 A family is a module exposing `FAMILY`; the table below names them and is the suite's `algorithms:` key.
-Modules are imported only when their family is used, so one family's extra (ray) is never needed by another.
+Modules are imported only when their family is used, so one family's extra (ray) is never needed by another;
+`NEEDS` names the modules each family imports, so a grid can leave out a family whose extra is missing before
+any run starts (`missing_extra`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
+from tabletop.agents.extras import MissingExtra, missing
 from tabletop.train.benchmark.families.base import Family
 
 FAMILIES = {
@@ -16,6 +20,11 @@ FAMILIES = {
     "rllib_appo": "tabletop.train.benchmark.families.rllib",
     "dqn": "tabletop.train.benchmark.families.dqn",
     "nfsp": "tabletop.train.benchmark.families.nfsp",
+}
+NEEDS = {  # family -> the modules it imports (their extras: agents/extras.py); a family not listed needs torch
+    "ppo": ("torch", "sb3_contrib"),
+    "rllib_ppo": ("torch", "ray"),
+    "rllib_appo": ("torch", "ray"),
 }
 
 
@@ -50,3 +59,12 @@ def available_families() -> list[str]:
             continue
         found.append(name)
     return found
+
+
+def missing_extra(name: str) -> MissingExtra | None:
+    """The one-line error naming the extra that family `name` lacks here, or None when it has what it needs.
+    Looks modules up without importing them (ray takes seconds to import)."""
+    for module in NEEDS.get(name, ("torch",)):
+        if importlib.util.find_spec(module) is None:
+            return missing(f"the {name} benchmark family", module)
+    return None
