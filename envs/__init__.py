@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tabletop.envs.core import IllegalActionError, InvalidStateError, ParameterError
+from tabletop.envs.core import IllegalActionError, IllegalActionWarning, InvalidStateError, ParameterError
 from tabletop.envs.registry import ENV_IDS, RETIRED_IDS, EnvSpec, definition, make, make_raw, register, unregister
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "RETIRED_IDS",
     "EnvSpec",
     "IllegalActionError",
+    "IllegalActionWarning",
     "InvalidStateError",
     "ParameterError",
     "definition",

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop.envs.core import IllegalActionError, InvalidStateError, ParameterError, State
+from tabletop.envs.core import IllegalActionError, IllegalActionWarning, InvalidStateError, ParameterError, State
 from tabletop.envs.registry import EnvSpec
 
 NON_ACTIONS = (-1, 5.0, True, "3")  # with num_actions: what `apply` and `step` must refuse besides masked actions
@@ -195,8 +196,9 @@ def check_renders(spec: EnvSpec, seed: int = 1) -> None:
 
 def check_illegal_actions(spec: EnvSpec, seed: int = 2) -> None:
     """`illegal_action="raise"`: every illegal input raises naming the agent and changes nothing;
-    `"penalize"`: the game ends with -1 for the offender (its team; every seat of a `shared_reward` game)."""
-    env = spec.make()
+    `"penalize"` (the default): the game ends with -1 for the offender (its team; every seat of a `shared_reward`
+    game) and a warning naming the action."""
+    env = spec.make(illegal_action="raise")
     env.reset(seed=seed)
     agent = env.agent_selection
     obs = env.observe(agent)
@@ -211,7 +213,11 @@ def check_illegal_actions(spec: EnvSpec, seed: int = 2) -> None:
     env = EnvSpec(spec.env_id, {**spec.kwargs, "illegal_action": "penalize"}).make()
     env.reset(seed=seed)
     agent = env.agent_selection
-    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.step(illegal)
+    named = [w for w in caught if issubclass(w.category, IllegalActionWarning) and agent in str(w.message)]
+    _require(len(named) == 1, f"{spec}: a penalised illegal action must warn once, naming {agent}")
     _require(all(env.terminations.values()), f"{spec}: a penalised illegal action must end the game")
     game = env.unwrapped.game
     shared = getattr(game, "shared_reward", False)

@@ -5,8 +5,8 @@ own algorithm").
 
 What to know: `env.last()` gives the seat to move its own observation only (hands stay hidden: the vector is
 that seat's private view, `observation_mode="omniscient"` gives everything, for a critic); `action_mask` marks
-the legal actions exactly (an illegal action raises `IllegalActionError`, or with `illegal_action="penalize"`
-ends the game with -1 for its player); every random draw comes from `reset(seed=...)`, so the same seed and the
+the legal actions exactly (an illegal action ends the game with -1 for its player and a warning, PettingZoo's
+convention; `illegal_action="raise"` raises `IllegalActionError` instead); every random draw comes from `reset(seed=...)`, so the same seed and the
 same actions give the same game.
 """
 

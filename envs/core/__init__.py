@@ -4,7 +4,7 @@ from tabletop.envs.core.actions import ActionBlock, ActionLayout
 from tabletop.envs.core.aec import ADAPTER_PARAMETERS, TabletopEnv
 from tabletop.envs.core.definition import GameDefinition, entry_points
 from tabletop.envs.core.encoding import Layout
-from tabletop.envs.core.errors import IllegalActionError, InvalidStateError
+from tabletop.envs.core.errors import IllegalActionError, IllegalActionWarning, InvalidStateError
 from tabletop.envs.core.outcomes import win_loss_returns, winners_returns
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
 from tabletop.envs.core.protocol import Game, Observer, Renderer, State
@@ -18,6 +18,7 @@ __all__ = [
     "Game",
     "GameDefinition",
     "IllegalActionError",
+    "IllegalActionWarning",
     "InvalidStateError",
     "Layout",
     "Observer",

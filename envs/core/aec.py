@@ -7,6 +7,7 @@ legal-action mask for the agent to move and all zeros for everyone else. `agent_
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from tabletop.envs.core.errors import IllegalActionError
+from tabletop.envs.core.errors import IllegalActionError, IllegalActionWarning
 from tabletop.envs.core.params import Param, Parameters
 from tabletop.envs.core.protocol import Game, Observer, Renderer, State
 
@@ -43,10 +44,10 @@ ADAPTER_PARAMETERS = Parameters(
     ),
     Param(
         "illegal_action",
-        "raise",
-        "`raise`: `IllegalActionError`; `penalize`: end the game with -1 for the "
-        "offender (its whole team in a team game, every seat in a cooperative one)",
-        choices=("raise", "penalize"),
+        "penalize",
+        "`penalize` (PettingZoo's convention): warn and end the game with -1 for the offender (its whole team "
+        "in a team game, every seat in a cooperative one), 0 for the others; `raise`: `IllegalActionError`",
+        choices=("penalize", "raise"),
     ),
 )
 
@@ -54,9 +55,10 @@ ADAPTER_PARAMETERS = Parameters(
 class TabletopEnv(AECEnv):
     """AEC adapter composing a game's rules, its observer and its renderer.
 
-    `observation_mode="omniscient"` puts every hidden fact into each observation;
-    `illegal_action="penalize"` ends the game with -1 for the offender instead of raising (for its
-    team too: teammates share a penalty as they share a score; `offending_team`). Observation and state spaces are the Boxes of the layouts' declared value ranges.
+    `observation_mode="omniscient"` puts every hidden fact into each observation. An illegal action ends the
+    game with -1 for the offender and a warning, as PettingZoo's classic games do (for its team too: teammates
+    share a penalty as they share a score; `offending_team`); `illegal_action="raise"` raises instead. Observation
+    and state spaces are the Boxes of the layouts' declared value ranges.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
@@ -215,9 +217,11 @@ class TabletopEnv(AECEnv):
         )
 
     def _penalize(self, agent: str, action: Any) -> None:
+        message = self._illegal_message(agent, action)
+        warnings.warn(f"{message}; the game ends, -1 to {agent}'s side", IllegalActionWarning, stacklevel=3)
         self._set_rewards(np.where(offending_team(self.game, self._seat[agent]), -1.0, 0.0))
         self.terminations = dict.fromkeys(self.agents, True)
-        self.infos[agent] = {"illegal_action": self._illegal_message(agent, action)}
+        self.infos[agent] = {"illegal_action": message}
         self._accumulate_rewards()
 
     def _set_rewards(self, values: np.ndarray) -> None:

@@ -310,7 +310,10 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[2:4]}
     assert rows == {"dummy": "mlp", "batched": "circles"}  # the old path trains the old config
     spelled_out = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
-    spelled_out["env_kwargs"] = {**spelled_out.get("env_kwargs", {}), "illegal_action": "raise"}  # the default, named
+    spelled_out["env_kwargs"] = {
+        **spelled_out.get("env_kwargs", {}),
+        "illegal_action": "penalize",
+    }  # the default, named
     (tmp_path / "spelled_out.yaml").write_text(yaml.safe_dump(spelled_out))
     assert (
         main(

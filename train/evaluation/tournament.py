@@ -201,7 +201,7 @@ def run_tournament(
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     if not specs:
         raise ValueError("name at least one agent")
-    table = env.make_raw()
+    table = env.make_raw(illegal_action="raise")  # an agent's illegal move is its bug, not a loss to score
     agents = dict(agents or {})
     for i, spec in enumerate(dict.fromkeys(specs)):
         if spec not in agents:

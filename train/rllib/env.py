@@ -37,7 +37,7 @@ class TabletopMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: dict):
         super().__init__()
         spec = EnvSpec(config["env_id"], config.get("env_kwargs") or {})
-        self.aec = spec.make_raw()
+        self.aec = spec.make_raw(illegal_action="raise")  # masks must reach the policy: a slip is a bug, not a loss
         self.num_players = len(self.aec.possible_agents)
         self.cooperative = config.get("learner_seats", "one") == "all"
         self.weights = dict(config.get("weights") or {})

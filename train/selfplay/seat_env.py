@@ -50,7 +50,7 @@ class SeatGame:
         margin_shaping: float = 0.0,
         gamma: float = 1.0,
     ):
-        self.aec = env.make_raw()
+        self.aec = env.make_raw(illegal_action="raise")  # masks must reach the policy: a slip is a bug, not a loss
         self.agents = self.aec.possible_agents
         self.pool = pool
         self.cooperative = cooperative

@@ -173,7 +173,7 @@ def play(
 ) -> np.ndarray:
     """Play one game with the human at `seat` (input from `lines`, default stdin); returns the final returns per seat."""
     lines, out = lines or sys.stdin, out or sys.stdout
-    env = spec.make_raw(render_mode="ansi")
+    env = spec.make_raw(render_mode="ansi", illegal_action="raise")  # an agent's illegal move is a bug to show
     if not 0 <= seat < env.game.num_players:
         raise ValueError(f"seat {seat} is not at this table; allowed: 0 to {env.game.num_players - 1}")
     agent = make_agent(spec, opponent, seed=seed)

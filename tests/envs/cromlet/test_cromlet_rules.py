@@ -347,7 +347,7 @@ def test_action_names():
 
 
 def test_illegal_action_raises_with_agent_and_action_named():
-    env = envs.make("cromlet_v0")
+    env = envs.make("cromlet_v0", illegal_action="raise")
     env.reset(seed=3)
     illegal = int(np.flatnonzero(env.unwrapped.game_state.legal_action_mask() == 0)[0])
     with pytest.raises(IllegalActionError, match=r"player_\d: action \d+ \(.*\) is illegal"):
@@ -358,12 +358,13 @@ def test_illegal_action_raises_with_agent_and_action_named():
         env.step("Q8")
 
 
-def test_penalize_mode_ends_the_game_with_minus_one_for_the_offender():
-    env = envs.make("cromlet_v0", illegal_action="penalize")
+def test_by_default_an_illegal_action_ends_the_game_with_minus_one_for_the_offender_and_a_warning():
+    env = envs.make("cromlet_v0")
     env.reset(seed=3)
     agent = env.agent_selection
     illegal = int(np.flatnonzero(env.unwrapped.game_state.legal_action_mask() == 0)[0])
-    env.step(illegal)
+    with pytest.warns(envs.IllegalActionWarning, match=rf"{agent}: action {illegal} \(.*\) is illegal"):
+        env.step(illegal)
     assert env._cumulative_rewards[agent] == -1 and all(env.terminations.values())
 
 
