@@ -77,19 +77,17 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    """`tabletop train`: the config's backend (`backend:`, config.BACKENDS) trains it; Ctrl-C keeps the progress."""
-    import importlib
-
+    """`tabletop train`: the config's family (`family:`, benchmark/training.py) trains it; Ctrl-C keeps the progress."""
+    from tabletop.train.benchmark.training import load_training, trainer_of
     from tabletop.train.selfplay.checkpoints import TrainingInterrupted
-    from tabletop.train.selfplay.config import BACKENDS, load_config
 
     if Path(args.config).is_dir():
         raise ValueError(_folder_of_configs(Path(args.config)))
     try:
-        config = load_config(args.config)
+        config = load_training(args.config)  # any family of the registry (`family:`, or the older `backend:`)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
         raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
-    trainer = importlib.import_module(BACKENDS[config.backend])
+    trainer = trainer_of(config)
     try:
         result = trainer.train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
     except TrainingInterrupted as stop:  # Ctrl-C: the checkpoint is written; say how to continue, no traceback
@@ -180,7 +178,10 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
+def _speed(args: argparse.Namespace) -> int:
+    """`tabletop speed`: random-play throughput against baselines, or (--train) learner throughput, in one run."""
+    if args.command == "bench":
+        print("tabletop bench is deprecated and goes in the next release: use tabletop speed", file=sys.stderr)
     if args.train is not None:
         if args.env_id is not None or args.env_kwargs is not None:
             raise ValueError("--train CONFIG measures training on the config's game: give GAME or --train, not both")
@@ -408,9 +409,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", help="also write the four teams' results to this JSON file")
     c.set_defaults(func=_crossplay)
 
+    from tabletop.train.benchmark.families import FAMILIES  # names only: no family module is imported here
+
     tr = sub.add_parser(
         "train",
-        help="self-play against heuristics, random and snapshots (YAML config): MaskablePPO, or RLlib PPO/APPO with backend: rllib",
+        help=f"train an algorithm family from a YAML config (family: {', '.join(FAMILIES)}; default ppo)",
     )
     tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml (configs/ holds one per game)")
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
@@ -431,7 +434,10 @@ def build_parser() -> argparse.ArgumentParser:
         "suite", metavar="SUITE|report", help="a suite file (configs/benchmark/suite.yaml), or the word report"
     )
     bm.add_argument("folder", nargs="?", metavar="DIR", help="with report: the benchmark folder (the run's --out)")
-    bm.add_argument("--algorithms", help="comma-separated families (default: every one the suite lists)")
+    bm.add_argument(
+        "--algorithms",
+        help=f"comma-separated families of {', '.join(FAMILIES)} (default: every one the suite lists)",
+    )
     bm.add_argument("--tasks", help="comma-separated task names (default: every task of the suite)")
     bm.add_argument(
         "--seeds", type=positive_int, default=3, help="runs per task and algorithm, seeds 0..N-1 (default 3)"
@@ -458,7 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=_eval)
 
     b = sub.add_parser(
-        "bench",
+        "speed",
+        aliases=["bench"],  # its name until 0.2.0: kept for one release, with a warning
         help="random-play throughput against a PettingZoo classic env, or (--train) learner throughput of the "
         "training paths, in the same run",
     )
@@ -505,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --train: the old path trains this config instead (the same game; "
         "e.g. the flat MLP before a structured network)",
     )
-    b.set_defaults(func=_bench)
+    b.set_defaults(func=_speed)
 
     from tabletop.train.benchmark.exploit import DEFAULT_BUDGET, DEFAULT_GAMES
 

@@ -281,7 +281,7 @@ def test_bad_arguments_are_named():
 def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     from tabletop.train.cli import main
 
-    assert main(["bench", "--train", str(SMOKE / "cromlet.yaml"), "--train-steps", "128", "--rounds", "1"]) == 0
+    assert main(["speed", "--train", str(SMOKE / "cromlet.yaml"), "--train-steps", "128", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:4]}
     assert set(rows) == {"dummy", "batched"}
@@ -294,7 +294,7 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     assert (
         main(
             [
-                "bench",
+                "speed",
                 "--train",
                 str(tmp_path / "circles.yaml"),
                 "--old-config",
@@ -318,7 +318,7 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     assert (
         main(
             [
-                "bench",
+                "speed",
                 "--train",
                 str(tmp_path / "circles.yaml"),
                 "--old-config",
@@ -332,13 +332,13 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
         == 0
     )  # the same game with a default written out
     capsys.readouterr()
-    assert main(["bench", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
+    assert main(["speed", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
     assert "compare one game" in capsys.readouterr().err
-    assert main(["bench", "cromlet_v0", "--train", str(SMOKE / "cromlet.yaml")]) == 2
+    assert main(["speed", "cromlet_v0", "--train", str(SMOKE / "cromlet.yaml")]) == 2
     assert "give GAME or --train, not both" in capsys.readouterr().err
-    assert main(["bench"]) == 2
+    assert main(["speed"]) == 2
     assert "give a GAME to measure random play, or --train CONFIG" in capsys.readouterr().err
-    assert main(["bench", "cromlet_v0", "--batched-games", "4"]) == 2
+    assert main(["speed", "cromlet_v0", "--batched-games", "4"]) == 2
     assert "go with --train CONFIG" in capsys.readouterr().err
-    assert main(["bench", "--train", str(SMOKE / "cromlet.yaml"), "--batched-games", "5"]) == 2
+    assert main(["speed", "--train", str(SMOKE / "cromlet.yaml"), "--batched-games", "5"]) == 2
     assert "does not split into 5 games" in capsys.readouterr().err

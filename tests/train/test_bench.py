@@ -1,4 +1,4 @@
-"""`tabletop bench`: our engine and AEC loop against each baseline in one run, every side driven alike."""
+"""`tabletop speed`: our engine and AEC loop against each baseline in one run, every side driven alike."""
 
 from __future__ import annotations
 
@@ -37,8 +37,15 @@ def test_the_driver_reads_every_mask_dtype_as_flatnonzero_does(dtype):
 
 
 def test_unknown_baselines_are_one_line_errors(capsys):
-    assert main(["bench", "cromlet_v0", "--baseline", "chess_v9", "--games", "1"]) == 2
+    assert main(["speed", "cromlet_v0", "--baseline", "chess_v9", "--games", "1"]) == 2
     assert "unknown baseline 'chess_v9'; allowed: connect_four_v3" in capsys.readouterr().err
     pytest.importorskip("pyspiel")
-    assert main(["bench", "cromlet_v0", "--baseline", "openspiel:no_such_game", "--games", "1"]) == 2
+    assert main(["speed", "cromlet_v0", "--baseline", "openspiel:no_such_game", "--games", "1"]) == 2
     assert "unknown OpenSpiel game 'no_such_game'" in capsys.readouterr().err
+
+
+def test_bench_is_a_deprecated_name_for_speed(capsys):
+    assert main(["bench", "cromlet_v0", "--baseline", "chess_v9", "--games", "1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "tabletop bench is deprecated and goes in the next release: use tabletop speed"
+    assert "unknown baseline 'chess_v9'" in err[1]

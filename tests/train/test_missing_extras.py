@@ -65,13 +65,13 @@ CASES = {  # id: (modules absent, command line with {tmp} for outputs that must 
     "agent": (("onnxruntime",), ["agent", "--model", str(REPO / "agents/pretrained/cromlet_2p")], EXPORT),
     "bench baseline": (
         ("pygame",),
-        ["bench", "cromlet_v0", "--games", "1", "--baseline-games", "1", "--rounds", "1"],
+        ["speed", "cromlet_v0", "--games", "1", "--baseline-games", "1", "--rounds", "1"],
         "the connect_four_v3 baseline needs the dev extra (pygame is missing): pip install -e '.[dev]'",
     ),
     "bench texas holdem": (
         ("rlcard",),
         [
-            "bench",
+            "speed",
             "cromlet_v0",
             "--baseline",
             "texas_holdem_v4",
@@ -87,7 +87,7 @@ CASES = {  # id: (modules absent, command line with {tmp} for outputs that must 
     "bench openspiel": (
         ("pyspiel",),
         [
-            "bench",
+            "speed",
             "cromlet_v0",
             "--baseline",
             "openspiel:cribbage",

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 COMMANDS = {
     "tournament": ["tournament", "cromlet_v0", "random", "greedy", "--games", "1", "--quiet"],
     "eval": ["eval", "cromlet_v0", "random", "greedy", "--games", "1", "--quiet"],
-    "bench": ["bench", "cromlet_v0", "--games", "1", "--baseline-games", "1"],
+    "speed": ["speed", "cromlet_v0", "--games", "1", "--baseline-games", "1"],
     "play": ["play", "cromlet_v0", "--opponent", "random"],
     "export": ["export", "no-such-run", "--out", "no-such-export", "--env-id", "cromlet_v0"],  # the game is read first
 }
@@ -70,7 +70,7 @@ def test_version_is_the_installed_distributions(capsys):
     assert capsys.readouterr().out == f"tabletop {metadata.version('tabletop-rl')}\n"
 
 
-@pytest.mark.parametrize("command", ["tournament", "eval", "bench"])
+@pytest.mark.parametrize("command", ["tournament", "eval", "speed"])
 def test_game_counts_must_be_positive(command, capsys):
     with pytest.raises(SystemExit) as done:
         main([*COMMANDS[command], "--games", "0"])

@@ -1,4 +1,4 @@
-"""Learner throughput of the training paths on one config, measured in one run (`tabletop bench --train`).
+"""Learner throughput of the training paths on one config, measured in one run (`tabletop speed --train`).
 
 Each path trains a fresh learner for a few thousand steps inside `MaskablePPO.learn`, same config and
 seeds, the opponent pool already full (`max_snapshots` frozen copies of the first learner, as in a long
