@@ -3,10 +3,9 @@
 Checks COMMIT out into a temporary worktree, points the `tabletop` package at it, and runs
 `train/evaluation/bench.py`'s `compare` from this checkout there (the loops need only the public env API):
 
-    python scripts/bench_commit.py 4b5ad34 chromino_v0 --baseline go_v5 --baseline openspiel:cribbage --games 20
+    python scripts/bench_commit.py HEAD~1 chromino_v0 --baseline go_v5 --baseline openspiel:cribbage --games 20
 
-`--own-bench` runs COMMIT's own `bench.py` instead: its loops as they were then (the engine loop before `legal_actions`
-read the mask with `np.flatnonzero`), for a before figure measured as it was measured then.
+`--own-bench` runs COMMIT's own `bench.py` instead, so that COMMIT's figure comes from COMMIT's own loops.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ steadier figure); imports, env construction and one random game per config (numb
 compiled) come before the clocks. The two sides run at the same time, so whatever else the machine is
 doing slows both alike (on 2 cores they take one each when it is idle):
 
-    python scripts/bench_learner.py 366ae83 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml \\
+    python scripts/bench_learner.py HEAD~1 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml \\
         --after sb3.overlap=true
 """
 

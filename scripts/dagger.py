@@ -6,8 +6,8 @@ defaults to the Chromino recipe's game, teacher and opponents; `--game`, `--env-
 and `--gamma` name another's. The shipped Chromino policy (85.5 CPU-minutes in all):
 
     tabletop train configs/results/chromino_pretrained_2p.yaml --out runs/chromino_2p   # the base, 20.3 CPU-minutes
-    mkdir -p /tmp/old && git archive 4c08738 agents/pretrained/chromino_2p | tar -x -C /tmp/old  # the actor: the policy shipped before
-    for c in $(seq 0 19); do python scripts/dagger.py collect --actor onnx:/tmp/old/agents/pretrained/chromino_2p \
+    tabletop export runs/chromino_2p --out runs/chromino_2p_onnx   # the actor: the base policy
+    for c in $(seq 0 19); do python scripts/dagger.py collect --actor onnx:runs/chromino_2p_onnx \
         --first $((50700000 + 25 * c)) --games 25 --out runs/dagger/c$(printf %02d $c).npz; done   # 62.5 CPU-minutes
     python scripts/dagger.py fit runs/chromino_2p runs/chromino_dagger --chunks 'runs/dagger/c*.npz' --move-only  # 2.8
     tabletop export runs/chromino_dagger --out agents/pretrained/chromino_2p

@@ -6,7 +6,7 @@ as a second package with COMMIT's own bench loops (a temporary copy with its imp
 alternate in short rounds: COMMIT's engine in COMMIT's engine loop (before `legal_actions`, a draw among the mask's
 nonzero indices), this checkout's in `tabletop bench`'s, and OpenSpiel's (needs `pip install open-spiel`):
 
-    python scripts/engine_ab.py b39f0bf kings_cribbage_v0 --games 20 --rounds 20
+    python scripts/engine_ab.py HEAD~1 kings_cribbage_v0 --games 20 --rounds 20
 
 Caution: COMMIT's copy runs slower than the same code in this checkout (against its own HEAD it reported now / HEAD
 1.05 for Chromino and 1.11-1.22 for Kings Cribbage; docs/speed.md), so "now / COMMIT" overstates a change's gain.

@@ -1,4 +1,4 @@
-"""The letter tiles: 56 consonants of 21 kinds (RULINGS.md), plus the blank, and their text forms."""
+"""The letter tiles: 56 consonants of 21 kinds (docs/rulings.md), plus the blank, and their text forms."""
 
 from __future__ import annotations
 

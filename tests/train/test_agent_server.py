@@ -1,4 +1,4 @@
-"""`tabletop agent`: scripted sessions over a real stdin/stdout pipe, malformed and hostile lines included;
+"""`tabletop agent`: scripted conversations over a real stdin/stdout pipe, malformed and hostile lines included;
 the exported graph and the ONNX agent refuse or survive what a frontend may send."""
 
 import json

@@ -1,4 +1,4 @@
-"""`tabletop play`: scripted human sessions that run to the end of a game."""
+"""`tabletop play`: a scripted human plays each game to its end."""
 
 import io
 import re

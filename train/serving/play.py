@@ -8,7 +8,7 @@ listed under the table, numbered from 1, in columns; a long list comes as short 
 grouped by the words they share (a Cromlet wild: "play wild …", then which circle), each under a fresh
 copy of the table so the board stays on screen. The human answers with a number, `back`, or an
 action's exact name; anything else (letters, other digits, huge numbers, control characters, an
-overlong line) asks again. Input is read line by line from a stream, so a session can be scripted.
+overlong line) asks again. Input is read line by line from a stream, so a game can be scripted.
 """
 
 from __future__ import annotations

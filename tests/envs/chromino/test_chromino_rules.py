@@ -89,7 +89,7 @@ def test_a_chameleon_on_the_table_matches_anything_touching_its_centre():
     assert legal(state, game.actions.encode("place", M + 1, M))
 
 
-# --- junior: a branching domino line (RULINGS.md, Chromino, "Junior ruling") -------------------------------
+# --- junior: a branching domino line (docs/rulings.md, Chromino, "Junior ruling") ----------------------------
 JUNIOR = ChrominoGame(variant="junior")
 
 

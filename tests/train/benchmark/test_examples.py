@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).parents[3]
 
 
@@ -20,7 +18,6 @@ def run(*args: str) -> str:
 
 
 def test_the_masked_ppo_example_writes_a_run_the_report_reads(tmp_path):
-    pytest.importorskip("tabletop.train.benchmark.report")  # the runner's modules (helper bench's branch)
     from tabletop.train.benchmark.report import collect
 
     flags = ["--suite", "configs/benchmark/smoke.yaml", "--task", "cromlet_2p", "--total-steps", "128"]

@@ -7,7 +7,7 @@ learner's weights (train/rllib/trainer.py). The masked module (train/rllib/modul
 in training; the evaluation plays the learner's plain policy file with `PolicyAgent` (the best legal action).
 
 A learner holds a Ray session from `start` to `close`: a local Ray of `num_cpus` CPUs, or the cluster the runner
-runs on (`--ray-address`: the run is then itself a Ray task and uses that session). A save is RLlib's own
+runs on (`--ray-address`: the run is then itself a Ray task and joins that cluster). A save is RLlib's own
 checkpoint (`algorithm/`, every module, optimiser and sampler state) and `rllib_state.json` (the learner steps,
 the next snapshot slot); a resumed learner restores both and puts every slot's weights back in the samplers.
 """
@@ -97,8 +97,8 @@ class RLlibLearner:
         torch.set_num_threads(1)
         self.config = config = train_config(task, algorithm, params, seed)
         self.folder = folder
-        self.session = ExitStack()
-        self.session.enter_context(ray_session(config))
+        self.ray_context = ExitStack()  # the Ray session, held until `close`
+        self.ray_context.enter_context(ray_session(config))
         try:
             algo_config = algorithm_config(config).environment(
                 benchmark_env(), env_config=env_config(config), disable_env_checking=True
@@ -116,7 +116,7 @@ class RLlibLearner:
                 self.steps, self.counter = 0, 0
                 self.run.snapshot(fill_all=True)  # self-play needs an opponent from the first game
         except BaseException:
-            self.session.close()
+            self.ray_context.close()
             raise
         self.next_snapshot = (self.steps // config.opponents.snapshot_every + 1) * config.opponents.snapshot_every
 
@@ -172,7 +172,7 @@ class RLlibLearner:
         try:
             stop(self.algo)
         finally:
-            self.session.close()
+            self.ray_context.close()
 
 
 class RLlibFamily:
