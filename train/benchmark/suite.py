@@ -171,9 +171,10 @@ def parse_suite(data: Any, source: str = "suite") -> Suite:
     return Suite(source, parsed, settings)
 
 
-def parse_task(name: str, body: Any, source: str) -> Task:
-    """One task, every key and the agents it names checked."""
-    owner = f"{source}: tasks.{name}"
+def parse_task(name: str, body: Any, source: str, owner: str | None = None) -> Task:
+    """One task, every key and the agents it names checked; errors begin with `owner` (the task's place in the
+    suite by default)."""
+    owner = owner or f"{source}: tasks.{name}"
     if not isinstance(body, dict):
         raise SuiteError(f"{owner} must be a mapping")
     try:

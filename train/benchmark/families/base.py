@@ -51,7 +51,8 @@ class Learner(Protocol):
         """The current policy as a player that only chooses legal actions, for the evaluation."""
 
     def save(self) -> None:
-        """Write everything `Family.start` needs to continue from here into the run's folder."""
+        """Write everything `Family.start` needs to continue from here into the run's folder, and the current
+        policy as the plain policy file `policy.pt` there (what `tabletop train` ships and `ppo:PATH` plays)."""
 
 
 class Family(Protocol):
@@ -64,6 +65,9 @@ class Family(Protocol):
 
     def unsupported(self, task: Task) -> str | None:
         """Why this family cannot train `task` (e.g. a cooperative one), or None when it can."""
+
+    # optional: `backend` ("sb3", "rllib"): `tabletop train` trains the family through that backend's own
+    # pipeline and config (train/selfplay/config.py) instead of through `start`; `deterministic = False`
 
     def start(self, task: Task, params: dict[str, Any], seed: int, folder: Path) -> Learner:
         """A learner for `task` with `params` (defaults already merged), seeded by `seed`, saving into

@@ -164,6 +164,7 @@ class PPOLearner:
 class PPOFamily:
     name = "ppo"
     description = "SB3 MaskablePPO self-play (train/selfplay): batched games, opponent pool with snapshots"
+    backend = "sb3"  # `tabletop train` trains it through train/selfplay's full pipeline
     defaults = DEFAULTS
 
     def unsupported(self, task: Task) -> str | None:

@@ -179,6 +179,7 @@ class RLlibFamily:
     def __init__(self, algorithm: str):
         self.algorithm = algorithm
         self.name = f"rllib_{algorithm}"
+        self.backend = "rllib"  # `tabletop train` trains it through train/rllib's full pipeline
         self.description = {
             "ppo": "Ray RLlib PPO self-play (train/rllib): masked MLP module, frozen snapshot slots",
             "appo": "Ray RLlib APPO self-play (train/rllib): asynchronous PPO with v-trace, frozen snapshot slots",
