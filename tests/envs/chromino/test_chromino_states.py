@@ -185,7 +185,7 @@ def _table_tile_in_hand(d, s):
 
 
 def _start_tile_twice(d, s):
-    d["hands"][0] += [d["placements"][0][0]] * 5  # the five extra wilds of the issue, as chameleons
+    d["hands"][0] += [d["placements"][0][0]] * 5  # five more chameleons than the tile set holds
 
 
 def _missing_tile(d, s):

@@ -496,8 +496,8 @@ def test_tampered_state_is_refused_naming_the_field(case):
     assert isinstance(error.value, ValueError) and str(error.value).startswith(f"invalid state: {error.value.field}: ")
 
 
-def test_tamper_kinds_cover_the_issue():
-    """The kinds of impossible state the issue lists for Kings Cribbage, each with at least one case."""
+def test_tamper_kinds_cover_every_part_of_a_state():
+    """Every kind of impossible Kings Cribbage state, from the header to the generator, has at least one case."""
     counts = Counter(case.kind for case in TAMPERS)
     assert set(counts) >= {
         "header",
