@@ -24,6 +24,7 @@ from tabletop.envs.core import (
     win_loss_returns,
     winners_returns,
 )
+from tabletop.envs.core.chance import IN_ORDER, Chance, as_chance
 from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable
 
@@ -102,15 +103,15 @@ class ChrominoGame:
         """The parameters, as written into every state's JSON."""
         return dict(self.params)
 
-    def new_initial_state(self, rng: np.random.Generator) -> ChrominoState:
-        start = T.NUM_NORMAL + int(rng.integers(T.NUM_COLOURS))
-        bag = [int(t) for t in rng.permutation(T.NUM_TILES) if t != start]
-        hands = []
-        for _ in range(self.num_players):
-            hands.append(sorted(bag[-self.hand_size :]))
-            del bag[-self.hand_size :]
-        first = int(rng.integers(self.num_players))
-        return ChrominoState(self, hands, bag, [start_placement(self.grid_size, start)], first)
+    def new_initial_state(self, rng: np.random.Generator | Chance) -> ChrominoState:
+        chance = as_chance(rng)
+        start = T.NUM_NORMAL + chance.integers(T.NUM_COLOURS)
+        bag = [int(t) for t in chance.shuffled(T.NUM_TILES) if t != start]
+        hands = [sorted(chance.draw(bag) for _ in range(self.hand_size)) for _ in range(self.num_players)]
+        first = chance.integers(self.num_players)
+        state = ChrominoState(self, hands, bag, [start_placement(self.grid_size, start)], first)
+        state.chance = chance
+        return state
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> ChrominoState:
         return ChrominoState.from_json(self, data)
@@ -118,6 +119,8 @@ class ChrominoGame:
 
 class ChrominoState(BaseState):
     """One position. Hands are sorted tile-id lists; the bag is drawn from its end."""
+
+    chance: Chance = IN_ORDER  # the source of each draw (`envs/core/chance.py`); a new game's is its own
 
     def __init__(
         self,
@@ -385,7 +388,7 @@ class ChrominoState(BaseState):
 
     def _draw(self) -> None:
         lone_chameleon = self._lone_chameleon()
-        tile = self.bag.pop()
+        tile = self.chance.draw(self.bag)
         hand = self.hands[self.current]
         hand.append(tile)
         hand.sort()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
+from tabletop.envs.core.chance import IN_ORDER, Chance, as_chance
 from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
@@ -110,10 +111,11 @@ class CromletGame:
             "hand_size": self.hand_size,
         }
 
-    def new_initial_state(self, rng: np.random.Generator) -> CromletState:
-        deck = np.minimum(rng.permutation(B.NUM_CARDS), B.WILD).tolist()
-        dealer = int(rng.integers(self.num_players))
-        return CromletState.deal(self, deck, dealer)
+    def new_initial_state(self, rng: np.random.Generator | Chance) -> CromletState:
+        chance = as_chance(rng)
+        deck = np.minimum(chance.shuffled(B.NUM_CARDS), B.WILD).tolist()
+        dealer = chance.integers(self.num_players)
+        return CromletState.deal(self, deck, dealer, chance)
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> CromletState:
         return CromletState.from_json(self, data)
@@ -122,9 +124,10 @@ class CromletGame:
 class CromletState(BaseState):
     """One position. Arrays are indexed by circle (132), cromlet (24), seat or team."""
 
-    def __init__(self, game: CromletGame):
+    def __init__(self, game: CromletGame, chance: Chance = IN_ORDER):
         n = game.num_players
         self.game = game
+        self.chance = chance  # the source of the cards the deal and each refill take (`envs/core/chance.py`)
         self.cover = np.full(B.NUM_CIRCLES, -1, dtype=np.int64)  # seat whose crown is on the circle
         self.wild = np.zeros(B.NUM_CIRCLES, dtype=bool)  # covered by a wild card
         self.closed = np.zeros(B.NUM_CROMLETS, dtype=bool)  # claimed, or closed at the limit
@@ -186,10 +189,11 @@ class CromletState(BaseState):
 
     # --- setup ------------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, game: CromletGame, deck: list[int], dealer: int) -> CromletState:
-        state = cls(game)
+    def deal(cls, game: CromletGame, deck: list[int], dealer: int, chance: Chance = IN_ORDER) -> CromletState:
+        state = cls(game, chance)
         state.dealer = dealer
         state.deck = deck
+        state._deck = chance.reveal(state._deck, 0, game.hand_size * game.num_players)
         kernels.deal(dealer, game.hand_size, state.hands, state.hand_sizes, state._deck, state.counters, state.events)
         state._current = (dealer + 1) % game.num_players
         state._rebuild_board_facts()
@@ -226,6 +230,9 @@ class CromletState(BaseState):
         """The move, the refill and the next mask in one kernel call (`kernels.play` words the rules)."""
         g = self.game
         p = self._current
+        used = action - TRADE_ONE + 1 if action >= TRADE_ONE else 1  # the refill takes what the move uses
+        refill = min(self.deck_size, g.hand_size - self.hand_sizes.item(p) + used)
+        self._deck = self.chance.reveal(self._deck, self.counters.item(kernels.DECK_TOP), refill)
         self._mask = mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._terminal = kernels.play(action, p, g.hand_size, g.claim_limit, *self.engine_arrays(), mask)
         self._current = (p + 1) % g.num_players

@@ -18,6 +18,7 @@ from tabletop.envs.core import (
     int_in,
     win_loss_returns,
 )
+from tabletop.envs.core.chance import Chance, SeededChance, as_chance
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
@@ -136,20 +137,20 @@ class KingsCribbageGame:
             del config["action_mode"], config["max_moves"]
         return config
 
-    def new_initial_state(self, rng: np.random.Generator) -> KingsCribbageState:
-        own_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
+    def new_initial_state(self, rng: np.random.Generator | Chance) -> KingsCribbageState:
+        chance = as_chance(rng).spawn()
         if self.variant == "solitaire":
             bags = [
                 [k for k in range(c * NUM_RANKS, (c + 1) * NUM_RANKS) for _ in range(TILES_PER_KIND)] for c in (0, 1)
             ]
         else:
             bags = [[k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND)]]
-        bags = [[int(k) for k in own_rng.permutation(bag)] for bag in bags]
-        state = KingsCribbageState(self, own_rng)
+        bags = [[int(k) for k in chance.shuffled(bag)] for bag in bags]
+        state = KingsCribbageState(self, chance)
         state.bags = bags
         for seat in range(self.num_players):
             state.draw(seat, RACK_SIZE)
-        state.current = int(own_rng.integers(self.num_players))  # the low draw starts
+        state.current = chance.integers(self.num_players)  # the low draw starts
         state.begin_turn()
         return state
 
@@ -160,10 +161,10 @@ class KingsCribbageGame:
 class KingsCribbageState(BaseState):
     """One position. The board holds committed tiles only; the move being built lives in `pending`."""
 
-    def __init__(self, game: KingsCribbageGame, rng: np.random.Generator):
+    def __init__(self, game: KingsCribbageGame, chance: Chance):
         g = game
         self.game = g
-        self.rng = rng
+        self.chance = chance  # the source of every draw and reshuffle (`envs/core/chance.py`)
         n = g.board_size
         self.values = np.zeros((n, n), dtype=np.int8)  # value shown (6 as 9 shows 9); 0 = empty
         self.colours = np.zeros((n, n), dtype=np.int8)
@@ -285,13 +286,13 @@ class KingsCribbageState(BaseState):
         bag = self.bags[self.game.bag_of[seat]]
         rack = self.racks[seat]
         if kinds:
-            drawn = [bag.pop() for _ in kinds]
+            drawn = [self.chance.draw(bag) for _ in kinds]
             for kind in kinds:
                 rack.remove(kind)
             rack.extend(drawn)
             rack.sort()
             bag.extend(kinds)
-            self.rng.shuffle(bag)
+            self.chance.shuffle(bag)
         self.passes += 1
         if self.passes >= self.game.stall_rounds * self.game.num_players:
             self._finish()
@@ -316,7 +317,7 @@ class KingsCribbageState(BaseState):
         bag = self.bags[self.game.bag_of[seat]]
         rack = self.racks[seat]
         for _ in range(min(count, len(bag))):
-            rack.append(bag.pop())
+            rack.append(self.chance.draw(bag))
         rack.sort()
 
     # --- masks ------------------------------------------------------------------------------------
@@ -465,9 +466,7 @@ class KingsCribbageState(BaseState):
     def clone(self) -> KingsCribbageState:
         other = KingsCribbageState.__new__(KingsCribbageState)
         other.__dict__.update(self.__dict__)
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = self.rng.bit_generator.state
-        other.rng = rng
+        other.chance = self.chance.clone()
         other.values, other.colours, other.printed = self.values.copy(), self.colours.copy(), self.printed.copy()
         other.racks = [list(r) for r in self.racks]
         other.bags = [list(b) for b in self.bags]
@@ -491,7 +490,7 @@ class KingsCribbageState(BaseState):
             "terminal": self.terminal,
             "pending": list(self.pending),
             "marked": list(self.marked),
-            "rng": self.rng.bit_generator.state,
+            "rng": self.chance.rng.bit_generator.state,
         }
 
     @classmethod
@@ -501,7 +500,7 @@ class KingsCribbageState(BaseState):
         position = saved.read(game, data)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = position.rng
-        state = cls(game, rng)
+        state = cls(game, SeededChance(rng))
         state.values, state.colours, state.printed = position.values, position.colours, position.printed
         state.racks, state.bags = position.racks, position.bags
         state.score, state.deductions = position.scores, position.deductions

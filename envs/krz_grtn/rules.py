@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, is_int
+from tabletop.envs.core.chance import Chance, SeededChance, as_chance
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
@@ -160,8 +161,8 @@ class KrzGrtnGame:
         """B on the level card at position `level_index` of the level deck."""
         return self.level_draws[self.levels[level_index] - 1]
 
-    def new_initial_state(self, rng: np.random.Generator) -> KrzGrtnState:
-        return KrzGrtnState.deal(self, rng)
+    def new_initial_state(self, rng: np.random.Generator | Chance) -> KrzGrtnState:
+        return KrzGrtnState.deal(self, as_chance(rng))
 
     def state_from_json(self, data: dict[str, Any], rng: np.random.Generator | None = None) -> KrzGrtnState:
         return KrzGrtnState.from_json(self, data, rng)
@@ -171,10 +172,10 @@ class KrzGrtnState(BaseState):
     """One position. Letters are counts per kind; the bag is a multiset, so drawing from it is a
     fresh shuffle every time ("shuffle all the tiles there thoroughly")."""
 
-    def __init__(self, game: KrzGrtnGame, rng: np.random.Generator):
+    def __init__(self, game: KrzGrtnGame, chance: Chance):
         n = game.num_players
         self.game = game
-        self.rng = rng
+        self.chance = chance  # the source of every draw, cut, side and layout (`envs/core/chance.py`)
         self.deck: list[int] = []  # picture cards, last = top
         self.discard: list[int] = []  # picture cards back in the box after an attempt
         self.bag = LETTER_COUNTS.copy()  # letters face down in the middle
@@ -203,9 +204,9 @@ class KrzGrtnState(BaseState):
 
     # --- setup -----------------------------------------------------------------------------------
     @classmethod
-    def deal(cls, game: KrzGrtnGame, rng: np.random.Generator) -> KrzGrtnState:
-        state = cls(game, rng)
-        state.deck = [int(c) for c in rng.permutation(NUM_CARDS)]
+    def deal(cls, game: KrzGrtnGame, chance: Chance) -> KrzGrtnState:
+        state = cls(game, chance)
+        state.deck = [int(c) for c in chance.shuffled(NUM_CARDS)]
         for seat in range(game.num_players):
             state._draw(seat, game.start_letters)
         state._start_attempt()
@@ -335,7 +336,7 @@ class KrzGrtnState(BaseState):
         wanted = self.game.candidates_at(self.level_index)
         while len(self.candidates) < wanted:
             self.candidates.append(self._reveal())
-        order = self.rng.permutation(wanted)
+        order = self.chance.permutation(wanted)
         self.candidates = [self.candidates[i] for i in order]
         self.target_position = self.candidates.index(self.target)
         self.phase, self.current = GUESS, self.x
@@ -413,7 +414,7 @@ class KrzGrtnState(BaseState):
     def _draw(self, seat: int, amount: int) -> None:
         amount = min(amount, int(self.bag.sum()))
         if amount:
-            drawn = self.rng.multivariate_hypergeometric(self.bag, amount)
+            drawn = self.chance.hypergeometric(self.bag, amount)
             self.bag -= drawn
             self.supply[seat] += drawn
             self.held[seat] += amount
@@ -422,13 +423,12 @@ class KrzGrtnState(BaseState):
     def _cut_deck(self) -> None:
         """X looks away; the others cut cards from the top to the bottom of the deck."""
         if len(self.deck) > 1:
-            k = int(self.rng.integers(1, len(self.deck)))
-            self.deck[:] = self.deck[-k:] + self.deck[:-k]
+            self.chance.cut(self.deck)
 
     def _reveal(self) -> int:
         """Turn up the top card; the side shown is chosen by the generator."""
-        card = self.deck.pop()
-        return 2 * card + int(self.rng.integers(2))
+        card = self.chance.draw(self.deck)
+        return 2 * card + self.chance.integers(2)
 
     def _end(self, outcome: int, reason: str) -> None:
         self.phase, self.outcome, self.end_reason = OVER, outcome, reason
@@ -490,7 +490,7 @@ class KrzGrtnState(BaseState):
     def clone(self) -> KrzGrtnState:
         other = KrzGrtnState.__new__(KrzGrtnState)
         other.__dict__.update(self.__dict__)
-        other.rng = _copy_rng(self.rng)
+        other.chance = self.chance.clone()
         other.deck, other.discard = list(self.deck), list(self.discard)
         other.bag, other.supply = self.bag.copy(), self.supply.copy()
         other.blanks, other.clue_letters, other.held = list(self.blanks), list(self.clue_letters), list(self.held)
@@ -507,7 +507,7 @@ class KrzGrtnState(BaseState):
         """Rebuild a saved state, or raise `InvalidStateError` for a position the rules cannot reach (the checks:
         saved.py). With `"rng": null` later draws come from `rng` (else a fresh generator)."""
         position = saved.read(game, data)
-        state = cls(game, saved.generator(position.rng, rng))
+        state = cls(game, SeededChance(saved.generator(position.rng, rng)))
         for name in (
             "phase",
             "current",
@@ -543,9 +543,3 @@ class KrzGrtnState(BaseState):
         saved.check_conservation(self.game, self)
         if self.held != [int(row.sum()) for row in self.supply]:
             raise ValueError(f"letter counts {self.held} out of step with the supplies")
-
-
-def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)

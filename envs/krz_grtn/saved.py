@@ -161,7 +161,7 @@ def write(state: Any) -> dict[str, Any]:
         "outcome": state.outcome,
         "end_reason": state.end_reason,
         "last_attempt": _last_attempt_json(state.last_attempt),
-        "rng": state.rng.bit_generator.state,
+        "rng": state.chance.rng.bit_generator.state,
     }
 
 

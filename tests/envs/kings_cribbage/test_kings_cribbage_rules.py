@@ -40,7 +40,7 @@ def cell(name: str, size: int = 13) -> int:
 def scenario(board=None, racks=("", ""), bag=None, current=0, scores=None, passes=0, **config):
     """A state from a board {cell: tile} and racks ("l5 dK ..."); the bag holds every other tile."""
     game = KingsCribbageGame(**config)
-    state = KingsCribbageState(game, game.new_initial_state(np.random.default_rng(0)).rng)
+    state = KingsCribbageState(game, game.new_initial_state(np.random.default_rng(0)).chance)
     size = game.board_size
     used = Counter()
     for name, tile in (board or {}).items():
