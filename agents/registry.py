@@ -102,10 +102,10 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return _at_table(agent, env)
     kind, _, path = spec.partition(":")
     if kind == "search":
-        from tabletop.agents.search import SearchAgent, parse_search
+        from tabletop.agents.search import make_search
 
         policies = {"random": RandomAgent, **heuristics(env.env_id)}
-        return SearchAgent(env.env_id, game_of(env.env_id), policies, parse_search(spec), seed=seed, name=spec)
+        return make_search(env, game_of(env.env_id), policies, spec, lambda: make_agent(env, PRETRAINED), seed=seed)
     if path and kind == "ppo":
         require("a trained policy (ppo: agent)", "torch")
         from tabletop.agents.policy_agent import PolicyAgent

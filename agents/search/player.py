@@ -179,11 +179,17 @@ class SearchAgent:
         for action in turn:
             world.apply(action)
         play_out(self.policy, world, seed, self.options.depth)
-        scores = np.asarray(world.scores(), dtype=float)
-        others = np.delete(scores, seat)
-        margin = float(scores[seat] - (others.max() if others.size else 0.0))
-        if self.options.value == "margin":
-            return margin
-        if world.is_terminal():
-            return float(world.returns()[seat])
-        return float(np.sign(margin))  # cut short: +1 leading, -1 behind, 0 level
+        return outcome(world, seat, self.options.value)
+
+
+def outcome(world: Any, seat: int, value: str) -> float:
+    """What a rollout that reached `world` counts for `seat`: `margin` its score less the best other score; `win`
+    its result (+1 / 0 / -1), or where the rollout was cut short who leads (+1 leading, -1 behind, 0 level)."""
+    scores = np.asarray(world.scores(), dtype=float)
+    others = np.delete(scores, seat)
+    margin = float(scores[seat] - (others.max() if others.size else 0.0))
+    if value == "margin":
+        return margin
+    if world.is_terminal():
+        return float(world.returns()[seat])
+    return float(np.sign(margin))

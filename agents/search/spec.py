@@ -72,9 +72,51 @@ def parse_plies(plies: str) -> tuple[float, ...]:
     return weights
 
 
+@dataclass(frozen=True)
+class GuidedOptions:
+    """A network-guided search player's settings (agents/search/guided.py), chosen by `policy=` in the spec.
+    `policy` names the network (`pretrained`, or `ppo:PATH`: a policy file or run folder); `sims` is the number of
+    evaluations per decision (one candidate on one world each), spread by sequential halving over `candidates`
+    moves drawn by Gumbel top-k from the network's prior. `leaf` says how an evaluation ends: `rollout` the
+    `rollout` heuristic in every seat to the end (or `depth` actions); `value` the network's value after `depth`
+    actions of that heuristic (a policy file with a critic); `policy` the network's own moves in every seat to the
+    end (or `depth` actions, then its value), batched across worlds (KRZ GRTN's partners). Empty: `policy` for a
+    cooperative game, `value` for a network with a critic, else `rollout`. `value` is what a rollout's end
+    counts, as the plain search's. `gumbel` scales the Gumbel noise (0: the prior's top moves, deterministic
+    play; 1: Gumbel AlphaZero's sampled policy, what training uses); `scale` and `visit` are the completed-Q
+    transform's c_scale and c_visit (mctx's defaults 0.1 and 50)."""
+
+    policy: str = ""
+    sims: int = 32
+    candidates: int = 8
+    leaf: str = ""
+    rollout: str = ""
+    depth: int = 0
+    value: str = "win"
+    gumbel: float = 0.0
+    scale: float = 0.1
+    visit: float = 50.0
+
+    def __post_init__(self):
+        if not self.policy:
+            raise ValueError("search: policy= names the guiding network: pretrained or ppo:PATH")
+        if self.sims < 1 or self.depth < 0:
+            raise ValueError(f"search: sims must be at least 1 and depth not negative, got {self.sims}, {self.depth}")
+        if self.candidates < 2:
+            raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
+        if self.leaf not in ("", *LEAVES):
+            raise ValueError(f"search: leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}")
+        if self.value not in VALUES:
+            raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
+        if not (self.gumbel >= 0 and self.scale > 0 and self.visit >= 0):  # NaN fails too
+            raise ValueError(f"search: gumbel and visit must be >= 0 and scale > 0, got {self}")
+
+
 DEFAULT_SIMS = 100
 VALUES = ("win", "margin")
+LEAVES = ("rollout", "value", "policy")
 KEYS = {f.name: f.type for f in fields(SearchOptions)}
+GUIDED_KEYS = {f.name: f.type for f in fields(GuidedOptions)}
 _CASTS = {
     "int": (int, "an int"),
     "float": (float, "a number"),
@@ -82,23 +124,25 @@ _CASTS = {
 }  # (cast, its name in an error)
 
 
-def parse_search(spec: str) -> SearchOptions:
-    """`search` or `search:sims=200,rollout=patient` -> SearchOptions; anything else a one-line ValueError
-    naming the fault and the allowed keys."""
+def parse_search(spec: str) -> SearchOptions | GuidedOptions:
+    """`search` or `search:sims=200,rollout=patient` -> SearchOptions; with `policy=` (`search:policy=pretrained`)
+    GuidedOptions; anything else a one-line ValueError naming the fault and the allowed keys."""
     head, _, body = spec.partition(":")
     if head != PREFIX:
         raise ValueError(f"not a search spec: {spec!r} (expected search or search:KEY=VALUE,...)")
-    allowed = f"allowed keys: {', '.join(f'{k} ({t})' for k, t in KEYS.items())}"
+    guided = any(item.startswith("policy=") for item in body.split(","))
+    keys = GUIDED_KEYS if guided else KEYS
+    allowed = f"allowed keys: {', '.join(f'{k} ({t})' for k, t in keys.items())}"
     values = {}
     for item in filter(None, body.split(",")):
         key, eq, raw = item.partition("=")
-        if key not in KEYS or not eq:
+        if key not in keys or not eq:
             raise ValueError(f"bad search option {item!r} in {spec!r}; {allowed}, as search:sims=200,rollout=NAME")
         if key in values:
             raise ValueError(f"search option {key!r} given twice in {spec!r}; {allowed}")
-        cast, kind = _CASTS[KEYS[key]]
+        cast, kind = _CASTS[keys[key]]
         try:
             values[key] = cast(raw)
         except ValueError:
             raise ValueError(f"search option {key}={raw!r} in {spec!r} is not {kind}; {allowed}") from None
-    return SearchOptions(**values)
+    return GuidedOptions(**values) if guided else SearchOptions(**values)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.search import hidden as _hidden
+from support.search import positions as _positions
 
 from tabletop import envs
 from tabletop.agents import make_agent
@@ -84,25 +86,6 @@ def test_plays_whole_games_legally(env_id, config):
     agent = make_agent(env, SMALL, seed=1)
     returns, _, steps = play_game(table, [agent] * table.game.num_players, seed=3)
     assert steps > 0 and len(returns) == table.game.num_players
-
-
-def _positions(env_id: str, config: dict, seed: int, every: int):
-    """Positions along a seeded random game (clones), every `every`-th, unfinished."""
-    rng = np.random.default_rng(seed)
-    state = envs.make_raw(env_id, **config).game.new_initial_state(rng)
-    out, step = [], 0
-    while not state.is_terminal():
-        if step % every == every - 1:
-            out.append(state.clone())
-        state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
-        step += 1
-    return out
-
-
-def _hidden(state) -> dict:
-    data = state.to_json()
-    data.pop("rng", None)
-    return data
 
 
 @pytest.mark.parametrize(("env_id", "config"), TABLES, ids=[f"{e}-{c}" for e, c in TABLES])
