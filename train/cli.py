@@ -381,6 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser(
         "tournament",
         help="play seeded games between named agents (seats rotate every game); a row per agent and per pair",
+        description="Seeded games between named agents, seats rotating every game. With more agents than seats, "
+        "every table of them plays in every seat order, so each agent's row is over the same opponents (the game "
+        "count must then be a whole number of such cycles). In a cooperative game (KRZ GRTN) each named agent is a "
+        "team holding every seat, the teams taking turns on the same deals. Win rates count one result per game "
+        "and side, never seats that share an outcome.",
     )
     t.lists_agents = True
     _game_arguments(t, '{"num_players": 4}')
@@ -388,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         help=f"agent specs: {AGENT_SPECS}. They fill the seats in turn, so "
-        "repeating one gives it more seats (a warning says when an agent meets itself)",
+        "repeating one gives it more seats (a warning says when an agent meets itself); in a cooperative game "
+        "each is a team of its own",
     )
     t.add_argument("--games", type=positive_int, default=200, help="games in all")
     _seed_argument(t)

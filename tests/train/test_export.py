@@ -119,7 +119,7 @@ def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
         "from tabletop.train.evaluation.tournament import run_tournament\n"
         f"agent = make_agent(EnvSpec('cromlet_v0'), 'onnx:{out}')\n"
         "result = run_tournament(EnvSpec('cromlet_v0'), ['exported', 'random'], 4, agents={'exported': agent})\n"
-        "assert result.records['exported'].seats_played == 4\n"
+        "assert result.records['exported'].seats == 4\n"
         "import tabletop.train.serving.agent_server\n"
         "assert 'torch' not in sys.modules, 'onnx agent or agent server imported torch'\n"
         "print('ok')\n"

@@ -78,7 +78,7 @@ def evaluate(
         specs = [LEARNER] + [opponent] * others  # seats rotate every game, so the learner sits everywhere
         result = run_tournament(env, specs, games, seed=seed, agents={LEARNER: agent}, **bar(i, f"vs {opponent}"))
         me, them = result.records[LEARNER], result.records[opponent]
-        rows.append(Matchup(opponent, me.seats_played, me.wins, me.draws, me.losses, me.mean_score, them.win_rate))
+        rows.append(Matchup(opponent, me.played, me.wins, me.draws, me.losses, me.mean_score, them.win_rate))
     return rows
 
 

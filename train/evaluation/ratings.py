@@ -128,7 +128,7 @@ def round_robin(
         for me, other in ((a, b), (b, a)):
             rec = result.records[me]
             wins[index[me], index[other]] += rec.wins
-            seats[index[me], index[other]] += rec.seats_played
+            seats[index[me], index[other]] += rec.played
         pair_games.append(result.per_game)
         if bar is not None:
             bar.update(1)

@@ -1,7 +1,14 @@
-"""Seeded tournaments between named agents with rotated seats, and honest intervals on the results."""
+"""Seeded tournaments between named agents with rotated seats, and honest intervals on the results.
+
+The schedule is fair: with no more agents than seats every game seats them all; with more, every table of
+agents meets in every seat order (`schedule`), so each agent's row is over the same opponents. In a cooperative
+game each named agent is a team of its own, and the teams play the same deals. Intervals count results, one per
+game and side: seats of one team share an outcome and count once.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -70,18 +77,16 @@ class Tally:
 
 @dataclass
 class AgentRecord(Tally):
-    """One agent's results, counted once per seat it held in each game."""
+    """One agent's results: one per game and side it held (its seats in one team share one result, so they count
+    once); its mean score over every seat it held."""
 
     spec: str = ""
     score_sum: float = 0.0
-
-    @property
-    def seats_played(self) -> int:
-        return self.played
+    seats: int = 0
 
     @property
     def mean_score(self) -> float:
-        return self.score_sum / self.seats_played if self.seats_played else 0.0
+        return self.score_sum / self.seats if self.seats else 0.0
 
 
 @dataclass
@@ -110,13 +115,13 @@ class TournamentResult:
         return self.games / self.seconds if self.seconds else float("inf")
 
     def table(self) -> str:
-        """Every agent over all its seats, then every pair that met (the agent rows pool opponents)."""
+        """Every agent's results, then every pair that met."""
         lines = [f"{self.env_id}: {self.games} games, {self.games_per_second:.1f} games/s"]
-        lines.append(f"{'agent':<28} {'seats':>6} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'mean score':>11}")
+        lines.append(
+            f"{'agent':<28} {'results':>7} {'win rate':>9} {'95% interval':>16} {'draws':>6} {'mean score':>11}"
+        )
         for rec in self.records.values():
-            lines.append(
-                f"{rec.spec:<28} {rec.seats_played:>6} {rec.rate_cells} {rec.draws:>6} {rec.mean_score:>11.2f}"
-            )
+            lines.append(f"{rec.spec:<28} {rec.played:>7} {rec.rate_cells} {rec.draws:>6} {rec.mean_score:>11.2f}")
         if self.pairs:
             lines.append(
                 f"\n{'pair (results of the first)':<44} {'games':>6} {'wins':>6} {'draws':>6} {'losses':>6} "
@@ -134,7 +139,7 @@ class TournamentResult:
             "games": self.games,
             "games_per_second": self.games_per_second,
             "agents": {
-                spec: {"seats": r.seats_played, **r.counts(), "mean_score": float(r.mean_score)}
+                spec: {"seats": r.seats, "results": r.played, **r.counts(), "mean_score": float(r.mean_score)}
                 for spec, r in self.records.items()
             },
             "pairs": [
@@ -144,9 +149,47 @@ class TournamentResult:
         }
 
 
-def seat_assignment(specs: list[str], num_players: int, game_index: int) -> list[str]:
-    """Agents fill the seats in turn, and the whole order rotates by one seat every game."""
-    return [specs[(seat + game_index) % len(specs)] for seat in range(num_players)]
+def schedule(specs: list[str], game: Game) -> list[list[str]]:
+    """One cycle of seatings; game g of a tournament plays `cycle[g % len(cycle)]`.
+
+    Cooperative (`shared_reward`): each named agent is a team holding every seat. No more agents than seats:
+    they fill the seats in turn and the order rotates by one seat a game. More agents than seats: every
+    combination of them meets, in every rotation of its seats, so every agent faces every other equally often.
+    A repeated name counts as another entry (more seats for it)."""
+    players = game.num_players
+    if getattr(game, "shared_reward", False):
+        return [[spec] * players for spec in specs]
+    if len(specs) <= players:
+        return [[specs[(seat + g) % len(specs)] for seat in range(players)] for g in range(len(specs))]
+    return [
+        [table[(seat + turn) % players] for seat in range(players)]
+        for table in itertools.combinations(specs, players)
+        for turn in range(players)
+    ]
+
+
+def check_schedule(specs: list[str], game: Game, num_games: int) -> None:
+    """A ValueError unless `num_games` plays whole cycles where that makes the rows comparable: more agents than
+    seats (else some would miss some opponents), or several cooperative teams (else they would miss some deals)."""
+    cycle = len(schedule(specs, game))
+    cooperative = getattr(game, "shared_reward", False)
+    if cooperative and len(set(specs)) < len(specs):
+        named = sorted({s for s in specs if specs.count(s) > 1})
+        raise ValueError(
+            f"{', '.join(named)} named twice: in a cooperative game each named agent is a team holding every seat "
+            "(for teams of two agents: tabletop crossplay)"
+        )
+    if num_games % cycle == 0 or not (cooperative or len(specs) > game.num_players):
+        return
+    lower, upper = num_games // cycle * cycle, (num_games // cycle + 1) * cycle
+    offer = f"{lower} or {upper}" if lower else str(upper)
+    why = (
+        f"{len(specs)} teams play the same deals in turn"
+        if cooperative
+        else f"{len(specs)} agents at {game.num_players} seats meet in cycles of {cycle} games "
+        f"(every table of {game.num_players} in every seat order)"
+    )
+    raise ValueError(f"{why}, so the games must be a multiple of {cycle} for every row to be comparable: e.g. {offer}")
 
 
 def self_play_warning(specs: list[str], game: Game) -> str | None:
@@ -157,13 +200,13 @@ def self_play_warning(specs: list[str], game: Game) -> str | None:
     of a cooperative game share one result, so repeating one there says nothing."""
     if getattr(game, "shared_reward", False):
         return None
+    cycle = schedule(specs, game)
     repeated: dict[str, int] = {}
-    for g in range(len(specs)):  # seat_assignment repeats itself every len(specs) games
-        seats = seat_assignment(specs, game.num_players, g)
+    for seats in cycle:
         for spec in dict.fromkeys(seats):
             repeated[spec] = repeated.get(spec, 0) + (seats.count(spec) > 1)
     said = [
-        f"{spec} holds more than one seat in {'every game' if n == len(specs) else f'{n} of every {len(specs)} games'}"
+        f"{spec} holds more than one seat in {'every game' if n == len(cycle) else f'{n} of every {len(cycle)} games'}"
         for spec, n in repeated.items()
         if n
     ]
@@ -195,38 +238,48 @@ def run_tournament(
     agents: dict[str, Agent] | None = None,
     label: str | None = None,
 ) -> TournamentResult:
-    """Play `num_games` seeded games; game g uses env seed `seed + g` and rotates seats by g. `label`
-    names the progress bar (default: the env id)."""
+    """Play `num_games` seeded games, game g seated as `schedule(...)[g % cycle]` on env seed `seed + g` (a
+    cooperative game's teams take turns on each deal: seed `seed + g // teams`). `label` names the progress bar
+    (default: the env id). A ValueError, before any game, when the count would leave the rows unequal
+    (`check_schedule`)."""
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     if not specs:
         raise ValueError("name at least one agent")
     table = env.make_raw(illegal_action="raise")  # an agent's illegal move is its bug, not a loss to score
+    check_schedule(specs, table.game, num_games)
+    cycle = schedule(specs, table.game)
     agents = dict(agents or {})
     for i, spec in enumerate(dict.fromkeys(specs)):
         if spec not in agents:
             agents[spec] = make_agent(env, spec, seed=seed * 1000 + i)
     records = {spec: AgentRecord(spec=spec) for spec in dict.fromkeys(specs)}
-    cooperative = getattr(table.game, "shared_reward", False)  # every seat shares one result: no pair beats another
+    cooperative = getattr(table.game, "shared_reward", False)
+    sides = seat_teams(table.game)
     pairs: dict[tuple[str, str], PairRecord] = {}
     per_game, steps = [], 0
     bar = _progress(num_games, label or env.env_id) if progress else None
     start = time.perf_counter()
     for g in range(num_games):
-        seats = seat_assignment(specs, table.game.num_players, g)
-        returns, scores, n = play_game(table, [agents[s] for s in seats], seed + g)
+        seats = cycle[g % len(cycle)]
+        deal = seed + (g // len(specs) if cooperative else g)
+        returns, scores, n = play_game(table, [agents[s] for s in seats], deal)
         steps += n
         for seat, spec in enumerate(seats):
-            records[spec].add(returns[seat])
+            records[spec].seats += 1
             records[spec].score_sum += scores[seat]
+        for (spec, _), seat in {(spec, sides[seat]): seat for seat, spec in enumerate(seats)}.items():
+            records[spec].add(returns[seat])  # one result per agent and side: teammates share an outcome
         if not cooperative:
             _count_pairs(pairs, list(records), seats, returns)
-        per_game.append({"seed": seed + g, "seats": seats, "returns": returns.tolist(), "scores": scores.tolist()})
+        per_game.append({"seed": deal, "seats": seats, "returns": returns.tolist(), "scores": scores.tolist()})
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - start
+    if cooperative:
+        _count_team_pairs(pairs, list(records), per_game)
     return TournamentResult(
         env.env_id, num_games, seconds, steps, records, per_game, pairs, self_play_warning(specs, table.game)
     )
@@ -241,6 +294,26 @@ def _count_pairs(
     for i, first in enumerate(present):
         for second in present[i + 1 :]:
             pairs.setdefault((first, second), PairRecord(first=first, second=second)).add(mean[first] - mean[second])
+
+
+def seat_teams(game: Game) -> np.ndarray:
+    """Each seat's side: one for every seat of a cooperative game, the game's `team_of` in a team game, else its own."""
+    if getattr(game, "shared_reward", False):
+        return np.zeros(game.num_players, dtype=int)
+    team_of = getattr(game, "team_of", None)
+    return np.asarray(team_of) if team_of is not None else np.arange(game.num_players)
+
+
+def _count_team_pairs(pairs: dict[tuple[str, str], PairRecord], order: list[str], per_game: list[dict]) -> None:
+    """Cooperative teams played the same deals: on each deal, the team with the higher score wins the pair."""
+    by_deal: dict[int, dict[str, float]] = {}
+    for game in per_game:
+        by_deal.setdefault(game["seed"], {})[game["seats"][0]] = game["scores"][0]
+    for first, second in itertools.combinations(order, 2):
+        for scores in by_deal.values():
+            pairs.setdefault((first, second), PairRecord(first=first, second=second)).add(
+                scores[first] - scores[second]
+            )
 
 
 def _progress(total: int, desc: str):

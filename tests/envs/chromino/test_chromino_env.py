@@ -79,7 +79,7 @@ def test_renders_draw_the_tiles_in_their_colours():
 @pytest.mark.parametrize("name", ["most_contacts", "shed_hardest", "most_points", "keep_options", "block_rivals"])
 def test_heuristics_play_legal_games(name):
     result = run_tournament(CHROMINO, [name, "random"], 20, seed=5)
-    assert result.records[name].seats_played == 20
+    assert result.records[name].seats == 20
 
 
 def test_action_strings_are_plain_words():
