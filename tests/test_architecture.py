@@ -1,7 +1,7 @@
 """The shape of the package: every import points down, no circles, one installed name, no squatting.
 
 Layers, lowest first: `envs.core` -> each game's data modules -> `rules` -> `observe` / `render` ->
-the entry module `envs.<game>_vN` (a retired version above its successor) -> `envs.registry` -> `envs.testing` -> `agents` -> `train` (its rooms `evaluation` and
+the entry module `envs.<game>_vN` (a retired version above its successor) -> `envs.registry` -> `envs.testing` and `envs.openspiel` -> `agents` -> `train` (its rooms `evaluation` and
 `serving` -> `selfplay`, which evaluates its learner while it trains -> `web` and `rllib` -> `cli`). Imports are read from the
 source (every `import` statement, also those inside functions); a module's own parent packages are not
 counted as imports (Python runs them first, whatever the module imports).
@@ -113,6 +113,8 @@ def _layer(name: str) -> int:
     if parts == ["envs"] or parts[:2] == ["envs", "registry"]:
         return 5
     if parts[:2] == ["envs", "testing"]:  # the checks any registered game can run on itself
+        return 5.5
+    if parts[:2] == ["envs", "openspiel"]:  # OpenSpiel's face of every registered game, beside the checks
         return 5.5
     if parts[1] == "core":
         return 0

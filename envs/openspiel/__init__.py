@@ -1,0 +1,55 @@
+"""Every registered game as an OpenSpiel game too: importing this module registers `tabletop_<env id>` for each.
+
+    import pyspiel
+    import tabletop.envs.openspiel
+    game = pyspiel.load_game("tabletop_cromlet_v0", {"num_players": 2})
+
+The game parameters are the env's declared parameters (a parameter that may be None or a list is written as a
+JSON string) less `reward`, `render_mode` and `illegal_action`, which belong to the PettingZoo adapter. `GAMES`
+names the registered games; `SMALL` names the small variants whose whole tree OpenSpiel's exact tools walk.
+"""
+
+from __future__ import annotations
+
+try:
+    import pyspiel
+except ImportError:
+    raise ImportError('tabletop.envs.openspiel needs OpenSpiel: pip install "tabletop-rl[openspiel]"') from None
+
+from typing import Any
+
+from tabletop.envs import registry
+from tabletop.envs.openspiel.bounds import BOUNDS
+from tabletop.envs.openspiel.game import PREFIX, TabletopGame, TabletopState, game_class, game_type
+
+__all__ = ["GAMES", "PREFIX", "SMALL", "TabletopGame", "TabletopState", "load", "register"]
+
+GAMES: list[str] = []
+"""The OpenSpiel names registered so far, `tabletop_<env id>` for every registered env id."""
+
+SMALL: dict[str, tuple[str, dict[str, Any]]] = {}
+"""Each small variant's name -> (OpenSpiel game name, parameters): the configurations solved exactly."""
+
+
+def register(env_id: str) -> str:
+    """Register `env_id` with OpenSpiel (once); its OpenSpiel name."""
+    name = PREFIX + env_id
+    if name not in GAMES:
+        definition = registry.definition(env_id)
+        if definition.game not in BOUNDS:
+            raise ValueError(f"{env_id}: OpenSpiel needs its game's bounds; known: {', '.join(map(str, BOUNDS))}")
+        pyspiel.register_game(game_type(env_id), game_class(env_id))
+        GAMES.append(name)
+    return name
+
+
+def load(name: str, params: dict[str, Any] | None = None) -> TabletopGame:
+    """`pyspiel.load_game` for one of `GAMES` or one of `SMALL` (whose parameters `params` may extend)."""
+    if name in SMALL:
+        name, fixed = SMALL[name]
+        params = {**fixed, **(params or {})}
+    return pyspiel.load_game(name, params or {})
+
+
+for _env_id in registry.ENV_IDS:
+    register(_env_id)

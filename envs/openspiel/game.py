@@ -1,0 +1,319 @@
+"""One OpenSpiel Python game over any of our games' rules: the same `Game`/`State` the PettingZoo env plays.
+
+The OpenSpiel state keeps a settled rules state and, while chance is to move, the player action (or the deal)
+that wants it. Each step replays that action on a copy of the settled state with `ExplicitChance` holding the
+outcomes chosen so far: it settles, or it asks for the next card (`ChanceNeeded`), which becomes a chance
+node. So every shuffle, deal and draw is a chance node at the moment the rules take the card, with the rules'
+own code deciding what is taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from tabletop.envs import registry
+from tabletop.envs.core.chance import ChanceNeeded, ExplicitChance
+from tabletop.envs.core.params import Param
+from tabletop.envs.openspiel.bounds import BOUNDS
+
+ADAPTER_ONLY = ("reward", "render_mode", "illegal_action")
+"""The PettingZoo adapter's parameters that mean nothing here: OpenSpiel pays the returns at the end, draws
+nothing and refuses an illegal action itself."""
+PREFIX = "tabletop_"
+_UTILITY = {
+    "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
+    "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
+    "identical": pyspiel.GameType.Utility.IDENTICAL,
+}
+
+
+def game_parameters(env_id: str) -> list[Param]:
+    """The env's declared parameters that are OpenSpiel game parameters (all but `ADAPTER_ONLY`)."""
+    return [p for p in registry.definition(env_id).parameters if p.name not in ADAPTER_ONLY]
+
+
+def is_spelled(param: Param) -> bool:
+    """OpenSpiel parameters are ints, floats, strings or bools (and its game strings split on commas): one that
+    may be None or a list is a string, `none` or the items separated by spaces."""
+    return param.default is None or isinstance(param.default, (tuple, list))
+
+
+def spell(value: Any) -> str:
+    return "none" if value is None else " ".join(map(str, value))
+
+
+def _read_spelled(text: str, param: Param) -> Any:
+    if text == "none" and not isinstance(param.default, (tuple, list)):
+        return None
+    items = [int(w) if w.lstrip("-").isdigit() else w for w in text.split()]
+    return items if isinstance(param.default, (tuple, list)) else (items[0] if len(items) == 1 else text)
+
+
+def openspiel_default(param: Param) -> Any:
+    return spell(param.default) if is_spelled(param) else param.default
+
+
+def env_kwargs(env_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The env's arguments for OpenSpiel `params` (spelled values read back), validated as the env validates them:
+    a bad value is the env's one-line `ParameterError`."""
+    kwargs = {}
+    for param in game_parameters(env_id):
+        if param.name not in params:
+            continue
+        value = params[param.name]
+        if is_spelled(param) and isinstance(value, str):
+            value = _read_spelled(value, param)
+        if value != param.default and not (isinstance(param.default, tuple) and tuple(value) == param.default):
+            kwargs[param.name] = value
+    registry.definition(env_id).resolve(kwargs)
+    return kwargs
+
+
+def game_type(env_id: str, utility: str = "general_sum") -> pyspiel.GameType:
+    players = next(p for p in game_parameters(env_id) if p.name == "num_players").choices
+    return pyspiel.GameType(
+        short_name=PREFIX + env_id,
+        long_name=f"tabletop-rl {env_id}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=_UTILITY[utility],
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(players),
+        min_num_players=min(players),
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={p.name: openspiel_default(p) for p in game_parameters(env_id)},
+    )
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """Our side of one OpenSpiel game: the rules, the observer and the renderer of `env_id` under `kwargs`."""
+
+    env_id: str
+    kwargs: dict[str, Any]
+    rules: Any
+    observer: Any
+    renderer: Any
+
+
+@cache
+def _configuration(env_id: str, spelled: str) -> Configuration:
+    kwargs = json.loads(spelled)
+    definition = registry.definition(env_id)
+    rules = definition.new_game(**kwargs)
+    omniscient = definition.resolve(kwargs)["observation_mode"] == "omniscient"
+    observer = definition.observer(rules, omniscient, **definition.observer_options(kwargs))
+    return Configuration(env_id, kwargs, rules, observer, definition.renderer(rules))
+
+
+def configuration(game: pyspiel.Game) -> Configuration:
+    """The configuration of `game`, one of ours, from its name and parameters alone: OpenSpiel may hand back a
+    game it rebuilt in C++ (a deserialised one), whose Python attributes are gone."""
+    env_id = game.get_type().short_name.removeprefix(PREFIX)
+    kwargs = env_kwargs(env_id, game.get_parameters())
+    return _configuration(env_id, json.dumps(kwargs, sort_keys=True))
+
+
+class TabletopGame(pyspiel.Game):
+    """One of our games behind OpenSpiel's API; `game_class` makes the subclass of each env id (`env_id` set)."""
+
+    env_id: str
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        params = dict(params or {})
+        kwargs = env_kwargs(self.env_id, params)
+        rules = _configuration(self.env_id, json.dumps(kwargs, sort_keys=True)).rules
+        bounds = BOUNDS[type(rules)](rules)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=rules.num_actions,
+            max_chance_outcomes=bounds.max_chance_outcomes,
+            num_players=rules.num_players,
+            min_utility=bounds.min_utility,
+            max_utility=bounds.max_utility,
+            utility_sum=0.0 if bounds.utility == "zero_sum" else None,
+            max_game_length=bounds.max_game_length,
+        )
+        super().__init__(game_type(self.env_id, bounds.utility), info, params)
+
+    def new_initial_state(self) -> TabletopState:
+        return TabletopState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
+        if params:
+            raise ValueError(f"{self.get_type().short_name}: observation parameters are game parameters; got {params}")
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            return InformationStateObserver()
+        return SeatObserver(configuration(self))
+
+
+def game_class(env_id: str) -> type[TabletopGame]:
+    """The game class OpenSpiel registers for `env_id` (a class, as OpenSpiel's own Python games register)."""
+    return type(f"TabletopGame_{env_id}", (TabletopGame,), {"env_id": env_id, "__module__": __name__})
+
+
+class TabletopState(pyspiel.State):
+    """A position: the settled rules state, and the step (a player action, or the deal) waiting for chance."""
+
+    def __init__(self, game: TabletopGame):
+        super().__init__(game)
+        self._game = Shared(configuration(game))
+        self._rules = Shared(None)  # the settled rules state (None before the deal settles)
+        self.waiting: int | None = None  # the player action being played; None: the deal
+        self.outcomes: list[int] = []  # the chance outcomes chosen for that step so far
+        self.chance_node: list[tuple[int, float]] | None = None
+        self.trails = [
+            b""
+        ] * self.tabletop.rules.num_players  # per seat: digest of the views it saw and the actions it took
+        self._settle()
+
+    @property
+    def tabletop(self) -> Configuration:
+        return self._game.value
+
+    @property
+    def rules(self) -> Any:
+        """The settled rules state: never changed in place (a step plays on a copy), so clones share it."""
+        return self._rules.value
+
+    # --- stepping ----------------------------------------------------------------------------------
+    def _settle(self) -> None:
+        """Play the waiting step with the outcomes chosen so far; a wanted outcome makes a chance node."""
+        chance = ExplicitChance(self.outcomes)
+        try:
+            if self.rules is None:
+                state = self.tabletop.rules.new_initial_state(chance)
+            else:
+                state = self.rules.clone()
+                state.chance = chance
+                state.apply(self.waiting)
+        except ChanceNeeded as wanted:
+            self.chance_node = wanted.outcomes
+            return
+        mover = None if self.rules is None else self.rules.current_player
+        self._remember(state, mover, self.waiting)
+        self._rules, self.waiting, self.outcomes, self.chance_node = Shared(state), None, [], None
+
+    def _remember(self, state: Any, mover: int | None, action: int | None) -> None:
+        """Each seat's trail takes in its view of the settled position `state`, the mover's also its own action."""
+        for seat in range(len(self.trails)):
+            digest = hashlib.sha256(self.trails[seat])
+            if seat == mover:
+                digest.update(f"action {action};".encode())
+            _feed(digest, state.view(seat))
+            self.trails[seat] = digest.digest()
+
+    def current_player(self) -> int:
+        if self.chance_node is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self.rules.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return self.rules.current_player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.rules.legal_actions().tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(self.chance_node or [])
+
+    def _apply_action(self, action: int) -> None:
+        if self.chance_node is not None:
+            self.outcomes.append(int(action))
+        else:
+            self.waiting = int(action)
+        self._settle()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance outcome {action}"
+        return self.rules.action_to_string(action)
+
+    def is_terminal(self) -> bool:
+        return self.chance_node is None and self.rules.is_terminal()
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * len(self.trails)
+        return self.rules.returns().tolist()
+
+    def __str__(self) -> str:
+        table = self.tabletop.renderer.ansi(self.rules, None) if self.rules is not None else "(the deal)"
+        if self.chance_node is not None:
+            return f"{table}\nchance to move: outcomes {[o for o, _ in self.chance_node]}"
+        return table
+
+
+class Shared:
+    """A value that OpenSpiel's `clone` (a deep copy of each attribute) shares instead of copying."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __deepcopy__(self, memo: dict) -> Shared:
+        return self
+
+
+class SeatObserver:
+    """The env's observation of the settled position for a seat (the PettingZoo observation, same layout);
+    its string is the env's text table for that seat."""
+
+    def __init__(self, game: Configuration):
+        self.game = game
+        self.tensor = np.zeros(game.observer.layout.size, dtype=np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        if state.rules is None:
+            self.tensor.fill(0.0)
+        else:
+            self.game.observer.encode(state.rules, player, out=self.tensor)
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        return "" if state.rules is None else self.game.renderer.ansi(state.rules, player)
+
+
+class InformationStateObserver:
+    """Perfect recall as a string: the digest of every view the seat had of a settled position, and of each
+    action it took (SHA-256 over the whole trail, so two trails a seat can tell apart never share a string)."""
+
+    tensor = None
+    dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        pass
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        return f"p{player} {state.trails[player].hex()}"
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Everything in a view, in a fixed order, with its type and shape, so unequal views feed unequal bytes."""
+    if isinstance(value, Mapping):
+        digest.update(b"{")
+        for key in sorted(value):
+            digest.update(f"{key}:".encode())
+            _feed(digest, value[key])
+        digest.update(b"}")
+    elif isinstance(value, (list, tuple)):
+        digest.update(f"[{len(value)}".encode())
+        for item in value:
+            _feed(digest, item)
+        digest.update(b"]")
+    elif isinstance(value, np.ndarray):
+        digest.update(f"<{value.dtype.str}{value.shape}".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    else:
+        digest.update(f"{type(value).__name__}={value!r};".encode())
