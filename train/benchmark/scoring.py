@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from tabletop.agents import Agent, agent_names, make_agent
+from tabletop.envs import EnvSpec
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.evaluation.evaluate import LEARNER, evaluate
-from tabletop.train.evaluation.tournament import run_tournament
+from tabletop.train.evaluation.tournament import play_game, run_tournament
 
 
 def play_panel(agent: Agent, task: Task) -> dict[str, Any]:
@@ -62,3 +65,19 @@ def normalised(raw: float, ref: dict[str, Any]) -> float:
             "on this task's evaluation games: the score cannot be normalised (more eval_games, or another panel)"
         )
     return (raw - ref["zero"]) / span
+
+
+def paired_deals(agent: Agent, others: Agent, env: EnvSpec, deals: int, seed: int) -> np.ndarray:
+    """Deal d (seed `seed + d`) played once from every seat: `agent` in that seat, `others` in every other one
+    (the same shuffles, seats rotated). Per deal, `agent`'s mean result over its seats (win 1, draw 1/2, loss 0):
+    the unit that intervals are taken over, so the luck of a deal counts once."""
+    table = env.make_raw(illegal_action="raise")
+    seats = table.game.num_players
+    scores = np.zeros(deals)
+    for d in range(deals):
+        for seat in range(seats):
+            players = [others] * seats
+            players[seat] = agent
+            returns, _, _ = play_game(table, players, seed + d)
+            scores[d] += 1.0 if returns[seat] > 0 else 0.5 if returns[seat] == 0 else 0.0
+    return scores / seats

@@ -41,6 +41,12 @@ from tabletop.train.selfplay.config import SELF
 from tabletop.train.selfplay.opponents import OpponentPool
 
 
+def run_seed(seed: int, steps: int, num_envs: int) -> int:
+    """The seed of a run's vector env after `steps` learner steps: from the run's seed and how far it got, so a
+    resumed run deals new games; always a training seed."""
+    return (seed * 100_003 + steps) % (TRAINING_SEEDS_BELOW - num_envs)
+
+
 class _Passthrough(nn.Module):
     """The feature slot of a snapshot: the observation as it is (the snapshot's module does the rest)."""
 
@@ -161,6 +167,23 @@ class TaskVectorEnv(VectorEnv):
         while len(self._snapshots) > self.max_snapshots:
             self._snapshots.popitem(last=False)
         self._join(name, snapshot, greedy)
+
+    def set_mixture(self, members: dict[str, tuple[nn.Module, int]]) -> None:
+        """Replace every "self" snapshot by a mixture: member `name` (a module as `add_snapshot` takes) fills
+        `count` equal shares of the self weight, so a deal draws it with probability count / total. The copies of
+        one member share one frozen module (one batched forward pass). The total must fit `max_snapshots`."""
+        total = sum(count for _, count in members.values())
+        if not 1 <= total <= self.max_snapshots or any(count < 1 for _, count in members.values()):
+            raise ValueError(f"a mixture of {total} shares; give 1 to max_snapshots={self.max_snapshots}, each >= 1")
+        self._snapshots.clear()
+        for game in self._batched.games:
+            if game.pool is not None:
+                game.pool.snapshots.clear()
+        for name, (module, count) in members.items():
+            snapshot = Snapshot(module)
+            for copy_index in range(count):
+                self._snapshots[f"{name}#{copy_index}"] = (snapshot, False)
+                self._join(f"{name}#{copy_index}", snapshot, False)
 
     @property
     def snapshots(self) -> list[str]:

@@ -20,6 +20,8 @@ FAMILIES = {
     "rllib_appo": "tabletop.train.benchmark.families.rllib",
     "dqn": "tabletop.train.benchmark.families.dqn",
     "nfsp": "tabletop.train.benchmark.families.nfsp",
+    "mmd": "tabletop.train.benchmark.families.mmd",
+    "psro": "tabletop.train.benchmark.families.psro",
 }
 NEEDS = {  # family -> the modules it imports (their extras: agents/extras.py); a family not listed needs torch
     "ppo": ("torch", "sb3_contrib"),

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from tabletop.agents import Agent
-from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
+from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.qlearning import (
     DecisionReplay,
     DoubleDQN,
@@ -32,7 +32,7 @@ from tabletop.train.benchmark.families.qlearning import (
     rng_state,
     write_state,
 )
-from tabletop.train.benchmark.vector import TaskVectorEnv
+from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
 from tabletop.train.selfplay.config import SELF
 
 SAVE = "learner.pt"
@@ -98,7 +98,7 @@ class DQNLearner:
     def make_env(self) -> TaskVectorEnv:
         """Games seeded from the run's seed and how far it got (a resumed run deals new games)."""
         n = self.params["num_envs"]
-        env_seed = (self.seed * 100_003 + self.steps) % (TRAINING_SEEDS_BELOW - n)
+        env_seed = run_seed(self.seed, self.steps, n)
         env = TaskVectorEnv(self.task, n, env_seed, self.opponents(), self.params.get("max_snapshots", 1))
         if env.opponents.get(SELF, 0) > 0:
             self.add_snapshot(env)
