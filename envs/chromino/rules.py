@@ -20,17 +20,19 @@ from tabletop.envs.core import (
     Param,
     ParameterError,
     Parameters,
-    int_in,
     win_loss_returns,
     winners_returns,
 )
 from tabletop.envs.core.chance import IN_ORDER, Chance, as_chance
+from tabletop.envs.core.params import int_range, int_words, per_player_count
 from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable
 
 VARIANTS = ("standard", "junior", "expert", "solo")
 PLAYER_COUNTS = {variant: tuple(range(2, 9)) for variant in ("standard", "junior", "expert")} | {"solo": (1,)}
 DEFAULT_GRID_SIZE = 45
+MAX_GRID_SIZE = 101  # 10,203 actions; the observation and mask grow with its square
+MAX_POINTS = 1000  # expert scoring's bonus and penalty
 _NO_MOVES = np.empty((0, 5), dtype=np.int64)
 _NO_MOVES.flags.writeable = False
 
@@ -47,23 +49,20 @@ PARAMETERS = Parameters(
         "grid_size",
         DEFAULT_GRID_SIZE,
         "cells per side of the bounded table (45 holds 99.6% of measured games)",
-        check=int_in(5),
-        allowed="an int >= 5",
+        **int_range(5, MAX_GRID_SIZE),
     ),
     Param(
         "hand_size",
         8,
         "tiles dealt to each player",
-        check=int_in(1, T.NUM_TILES - 1),
-        allowed=f"an int in [1, {T.NUM_TILES - 1} // num_players]",
+        **int_range(1, T.NUM_TILES - 1, per_player_count(1, {n: (T.NUM_TILES - 1) // n for n in range(1, 9)})),
     ),
-    Param("out_bonus", 10, "expert: points for going out", check=int_in(0), allowed="an int >= 0"),
+    Param("out_bonus", 10, "expert: points for going out", **int_range(0, MAX_POINTS)),
     Param(
         "tile_penalty",
         10,
         "expert: points lost per tile left in hand at the end",
-        check=int_in(0),
-        allowed="an int >= 0",
+        **int_range(0, MAX_POINTS),
     ),
 )
 
@@ -87,7 +86,7 @@ class ChrominoGame:
         if hand_size > most:
             raise ParameterError(
                 f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
-                f"allowed: an int in [1, {most}]"
+                f"allowed: {int_words(1, most)}"
             )
         self.num_players = num_players
         self.variant = variant

@@ -32,10 +32,12 @@ class Param:
     check: Callable[[Any], bool] | None = None
     allowed: str = ""
     convert: Callable[[Any], Any] | None = None
+    bounds: tuple[int, int] | None = None  # an int parameter's declared range, both ends allowed (`int_range`)
 
     def describe_allowed(self) -> str:
         if self.choices is not None:
-            return ", ".join(map(repr, self.choices))
+            named = ", ".join(repr(c) for c in self.choices if c is not None)
+            return f"{named}, or leave it out" if None in self.choices else named
         return self.allowed
 
     def validate(self, value: Any, owner: str) -> Any:
@@ -55,7 +57,8 @@ class Param:
         return value
 
     def _error(self, value: Any, owner: str) -> ParameterError:
-        return ParameterError(f"{owner}: {self.name}={value!r} is not allowed; allowed: {self.describe_allowed()}")
+        given = f"{self.name} with no value" if value is None else f"{self.name}={value!r}"
+        return ParameterError(f"{owner}: {given} is not allowed; allowed: {self.describe_allowed()}")
 
 
 class Parameters:
@@ -119,6 +122,24 @@ def is_int(value: Any) -> bool:
 def int_in(low: int, high: int | None = None) -> Callable[[Any], bool]:
     """A check for ints in [low, high] (no upper end when `high` is None)."""
     return lambda v: is_int(v) and v >= low and (high is None or v <= high)
+
+
+def int_words(low: int, high: int) -> str:
+    """An int range in words, as messages and docs say it: "an int from 1 to 24"."""
+    return f"an int from {low} to {high}"
+
+
+def int_range(low: int, high: int, allowed: str | None = None) -> dict[str, Any]:
+    """A `Param`'s check, words and `bounds` for an int in [low, high]; `allowed` words a range that other
+    arguments narrow further (the game's own check then names the narrower range)."""
+    return {"check": int_in(low, high), "allowed": allowed or int_words(low, high), "bounds": (low, high)}
+
+
+def per_player_count(low: int, most: Mapping[int, int]) -> str:
+    """A range whose top depends on the player count, in words: "an int from 1 to 69 for 2 players, 46 for 3"."""
+    tops = [f"{top} for {n}" for n, top in most.items()]
+    tops[0] += " player" if next(iter(most)) == 1 else " players"
+    return f"an int from {low} to {', '.join(tops)}"
 
 
 def feature_groups(groups: Mapping[str, str]) -> Param:

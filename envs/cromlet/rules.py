@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, int_in, is_int, win_loss_returns
+from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, is_int, win_loss_returns
 from tabletop.envs.core.chance import IN_ORDER, Chance, as_chance
+from tabletop.envs.core.params import int_range, int_words, per_player_count
 from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.cromlet import board as B
@@ -60,16 +61,16 @@ PARAMETERS = Parameters(
     Param(
         "claim_limit",
         None,
-        "cromlets a player (team) may claim; None: the rulebook's table by player count (24 / teams for team play)",
+        "cromlets a player (team) may claim; left out: the rulebook's table by player count (24 / teams for team play)",
         check=lambda v: v is None or (is_int(v) and 1 <= v <= B.NUM_CROMLETS),
-        allowed=f"None or an int in [1, {B.NUM_CROMLETS}]",
+        allowed=f"{int_words(1, B.NUM_CROMLETS)}, or leave it out for the rulebook's table",
+        bounds=(1, B.NUM_CROMLETS),
     ),
     Param(
         "hand_size",
         7,
         "cards in a full hand",
-        check=int_in(1, B.NUM_CARDS // 2),
-        allowed=f"an int in [1, {B.NUM_CARDS} // num_players]",
+        **int_range(1, B.NUM_CARDS // 2, per_player_count(1, {n: B.NUM_CARDS // n for n in DEFAULT_CLAIM_LIMITS})),
     ),
 )
 
@@ -93,7 +94,7 @@ class CromletGame:
         if hand_size > B.NUM_CARDS // num_players:
             raise ParameterError(
                 f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
-                f"allowed: an int in [1, {B.NUM_CARDS // num_players}]"
+                f"allowed: {int_words(1, B.NUM_CARDS // num_players)}"
             )
         self.num_players = num_players
         self.teams = teams

@@ -15,10 +15,10 @@ from tabletop.envs.core import (
     Param,
     ParameterError,
     Parameters,
-    int_in,
     win_loss_returns,
 )
 from tabletop.envs.core.chance import Chance, SeededChance, as_chance
+from tabletop.envs.core.params import int_range
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
@@ -49,6 +49,7 @@ PLAYER_COUNTS = (2, 3, 4)
 MIN_BOARD, MAX_BOARD = 5, 26
 ACTION_MODES = ("tiles", "moves")
 DEFAULT_MAX_MOVES, MOST_MOVES = 64, 1024
+MAX_STALL_ROUNDS = 20  # each one lengthens a stalled game by a full round of exchanges
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
@@ -56,8 +57,7 @@ PARAMETERS = Parameters(
         "board_size",
         13,
         "side of the square board (one description of the real game says 15)",
-        check=int_in(MIN_BOARD, MAX_BOARD),
-        allowed=f"an int in [{MIN_BOARD}, {MAX_BOARD}]",
+        **int_range(MIN_BOARD, MAX_BOARD),
     ),
     Param(
         "variant",
@@ -69,8 +69,7 @@ PARAMETERS = Parameters(
         "stall_rounds",
         3,
         "full rounds without any move that end the game (the guard against endless exchanging)",
-        check=int_in(1),
-        allowed="an int >= 1",
+        **int_range(1, MAX_STALL_ROUNDS),
     ),
     Param(
         "action_mode",
@@ -83,8 +82,7 @@ PARAMETERS = Parameters(
         "max_moves",
         DEFAULT_MAX_MOVES,
         "`action_mode='moves'` only: the most moves a turn offers",
-        check=int_in(1, MOST_MOVES),
-        allowed=f"an int in [1, {MOST_MOVES}]",
+        **int_range(1, MOST_MOVES),
     ),
 )
 

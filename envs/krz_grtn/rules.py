@@ -14,6 +14,7 @@ import numpy as np
 
 from tabletop.envs.core import BaseState, Param, ParameterError, Parameters, is_int
 from tabletop.envs.core.chance import Chance, SeededChance, as_chance
+from tabletop.envs.core.params import int_range, int_words, per_player_count
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
@@ -77,15 +78,18 @@ PARAMETERS = Parameters(
         "start_letters",
         5,
         "letters each player draws at the start",
-        check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
-        allowed=f"an int in [{MIN_CLUE_LETTERS}, tile_limit]",
+        **int_range(MIN_CLUE_LETTERS, MAX_TILE_LIMIT, f"an int from {MIN_CLUE_LETTERS} to tile_limit"),
     ),
     Param(
         "tile_limit",
         8,
         "most letters behind a screen",
-        check=lambda v: is_int(v) and MIN_CLUE_LETTERS <= v <= MAX_TILE_LIMIT,
-        allowed=f"an int in [start_letters, {MAX_TILE_LIMIT}], at most {TOTAL_LETTERS} // num_players",
+        **int_range(
+            MIN_CLUE_LETTERS,
+            MAX_TILE_LIMIT,
+            per_player_count(MIN_CLUE_LETTERS, {n: min(MAX_TILE_LIMIT, TOTAL_LETTERS // n) for n in range(2, 7)})
+            + ", and at least start_letters",
+        ),
     ),
     Param("life_letters", 2, 'letters each giver draws for a unanimous "Life!"', choices=(1, 2, 3, 4)),
     Param(
@@ -94,7 +98,7 @@ PARAMETERS = Parameters(
         "A (pictures on the table) on level cards 1..6",
         check=_six_ints_in(2, MAX_CANDIDATES),
         convert=tuple,
-        allowed=f"six ints in [2, {MAX_CANDIDATES}]",
+        allowed=f"six ints, each from 2 to {MAX_CANDIDATES}",
     ),
     Param(
         "level_draws",
@@ -102,7 +106,7 @@ PARAMETERS = Parameters(
         "B (letters each giver draws on passing) on level cards 1..6",
         check=_six_ints_in(0, MAX_DRAWS),
         convert=tuple,
-        allowed=f"six ints in [0, {MAX_DRAWS}]",
+        allowed=f"six ints, each from 0 to {MAX_DRAWS}",
     ),
 )
 
@@ -124,13 +128,13 @@ class KrzGrtnGame:
         if start_letters > tile_limit:
             raise ParameterError(
                 f"{self.name}: start_letters={start_letters} is more than tile_limit={tile_limit}; "
-                f"allowed: {MIN_CLUE_LETTERS} <= start_letters <= tile_limit <= {MAX_TILE_LIMIT}"
+                f"allowed: {int_words(MIN_CLUE_LETTERS, tile_limit)} (start_letters at most tile_limit)"
             )
         if num_players * tile_limit > TOTAL_LETTERS:
             raise ParameterError(
                 f"{self.name}: tile_limit={tile_limit} is not allowed for {num_players} players (the screens "
-                f"could hold more than the {TOTAL_LETTERS} letter tiles); allowed: an int in "
-                f"[start_letters, {TOTAL_LETTERS // num_players}]"
+                f"could hold more than the {TOTAL_LETTERS} letter tiles); allowed: "
+                f"{int_words(start_letters, TOTAL_LETTERS // num_players)}"
             )
         self.num_players = num_players
         self.blanks_per_player = self.params["blanks_per_player"]

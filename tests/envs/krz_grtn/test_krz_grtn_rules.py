@@ -294,9 +294,9 @@ def test_level_sequences_from_json_or_yaml_lists_are_accepted():
 @pytest.mark.parametrize(
     "kwargs, allowed",
     [
-        ({"tile_limit": 4}, "start_letters <= tile_limit"),  # below the default start_letters=5
-        ({"start_letters": 9}, "start_letters <= tile_limit"),  # above the default tile_limit=8
-        ({"num_players": 6, "tile_limit": 10}, r"\[start_letters, 9\]"),  # 6 screens x 10 > 56 letters
+        ({"tile_limit": 4}, "an int from 2 to 4 \\(start_letters at most tile_limit\\)"),  # below start_letters=5
+        ({"start_letters": 9}, "an int from 2 to 8 \\(start_letters at most tile_limit\\)"),  # above tile_limit=8
+        ({"num_players": 6, "tile_limit": 10}, "allowed: an int from 5 to 9$"),  # 6 screens x 10 > 56 letters
     ],
 )
 def test_letters_and_tile_limit_must_fit_the_56_tiles(kwargs, allowed):

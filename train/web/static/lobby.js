@@ -36,7 +36,7 @@ function argInput(param) {
   } else {
     input = document.createElement("input");
     input.type = "text";
-    input.placeholder = JSON.stringify(param.default);
+    input.placeholder = param.default === null ? "" : JSON.stringify(param.default); // empty: the game decides
   }
   input.id = `arg-${param.name}`;
   input.dataset.name = param.name;
