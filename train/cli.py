@@ -16,6 +16,7 @@ import os
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from tabletop.agents.extras import EXTRA_OF, MissingExtra, missing
 from tabletop.envs import ENV_IDS, EnvSpec
@@ -87,6 +88,9 @@ def _train(args: argparse.Namespace) -> int:
         config = load_training(args.config)  # any family of the registry (`family:`, or the older `backend:`)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
         raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
+    config, plan = final_evaluation(config, args.steps, args.eval_games)
+    if not args.quiet:
+        print(plan, flush=True)
     trainer = trainer_of(config)
     try:
         result = trainer.train(config, out=args.out, steps=args.steps, resume=args.resume, progress=not args.quiet)
@@ -98,6 +102,49 @@ def _train(args: argparse.Namespace) -> int:
         return 130
     print(trainer.summary(result, config))
     return 0
+
+
+def final_evaluation(config: Any, steps: int | None, eval_games: int | None) -> tuple[Any, str]:
+    """The config with its final evaluation's games per opponent set, and the plan line that says what it costs.
+
+    `eval_games` sets them; else `--steps` below the config's budget scales the config's count by the same
+    fraction (at least 1 game), so a short run is not followed by a full-length evaluation."""
+    import dataclasses
+    import math
+
+    from tabletop.agents import agent_names
+    from tabletop.train.benchmark.training import FamilyConfig
+
+    family = isinstance(config, FamilyConfig)
+    total = config.task.budget if family else config.total_steps
+    configured = config.task.eval_games if family else config.evaluation.final_games
+    opponents = list(config.task.panel) if family else agent_names(config.env_id)
+    seats = config.task.learner_seats if family else config.learner_seats
+    rounds = len(opponents) + (seats == "all")  # a cooperative learner's own team is scored too
+    steps = total if steps is None else steps
+    games, why = configured, "the config's; --eval-games N sets it"
+    if eval_games is not None:
+        games, why = eval_games, f"--eval-games {eval_games}"
+    elif steps < total:
+        games = max(1, math.ceil(configured * steps / total))
+        why = f"the config's {configured:,} scaled to {steps:,} of its {total:,} steps; --eval-games N sets it"
+    if family:
+        config = dataclasses.replace(
+            config, task=dataclasses.replace(config.task, eval_games=games), data={**config.data, "eval_games": games}
+        )
+    else:
+        config = dataclasses.replace(config, evaluation=dataclasses.replace(config.evaluation, final_games=games))
+    each = f"{games:,} game{'s' * (games != 1)}"
+    against = (
+        f"for its own team and each of {len(opponents)} other teams"
+        if seats == "all"
+        else f"against each of {len(opponents)} opponents"
+    )
+    plan = (
+        f"plan: {steps:,} learner steps, then a final evaluation of {each} {against} ({', '.join(opponents)}), "
+        f"{games * rounds:,} games in all ({why})"
+    )
+    return config, plan
 
 
 def _benchmark(args: argparse.Namespace) -> int:
@@ -425,6 +472,13 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
     tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
     tr.add_argument("--resume", help="continue from a checkpoint folder or a run folder's newest checkpoint")
+    tr.add_argument(
+        "--eval-games",
+        type=positive_int,
+        metavar="N",
+        help="games against each opponent in the final evaluation (default: the config's evaluation.final_games, "
+        "or eval_games for other families; with a shorter --steps, scaled down by the same fraction)",
+    )
     tr.add_argument("--quiet", action="store_true", help="no progress output: only the summary at the end")
     tr.set_defaults(func=_train)
 

@@ -220,7 +220,9 @@ def test_training_names_its_run_folder_first_and_shows_the_final_evaluation(tmp_
     monkeypatch.setattr(trainer, "make_vec_env", watched)
     run = tmp_path / "run"
     assert main(["train", str(REPO / "configs" / "smoke" / "cromlet.yaml"), "--out", str(run)]) == 0
-    assert seen_at_start == [f"run folder {run} (tensorboard --logdir {run / 'logs' / 'tb'})\n"]
+    plan, folder = seen_at_start[0].splitlines()
+    assert plan.startswith("plan: 256 learner steps, then a final evaluation of 4 games against each of 4 opponents")
+    assert folder == f"run folder {run} (tensorboard --logdir {run / 'logs' / 'tb'})"
     err = capsys.readouterr().err
     baselines = agent_names("cromlet_v0")
     for i, opponent in enumerate(baselines, 1):
@@ -241,3 +243,18 @@ def test_the_training_bar_rate_is_steady_over_bursts():
         rates.append(bar.format_dict["rate"])
     bar.close()
     assert all(abs(rate - 750) < 40 for rate in rates[30:])
+
+
+def test_eval_games_sets_the_final_evaluation_and_a_shorter_run_scales_it(tmp_path, capsys):
+    config = REPO / "configs" / "smoke" / "cromlet.yaml"  # 256 steps, final_games: 4, four baselines
+    run = tmp_path / "run"
+    assert main(["train", str(config), "--steps", "128", "--out", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "then a final evaluation of 2 games against each of 4 opponents" in out
+    assert "8 games in all (the config's 4 scaled to 128 of its 256 steps; --eval-games N sets it)" in out
+    assert {row["games"] for row in json.loads((run / "final" / "eval.json").read_text())["results"]} == {2}
+    assert main(["train", str(config), "--steps", "128", "--eval-games", "1", "--out", str(tmp_path / "one")]) == 0
+    assert "final evaluation of 1 game against each of 4 opponents" in capsys.readouterr().out
+    assert {row["games"] for row in json.loads((tmp_path / "one" / "final" / "eval.json").read_text())["results"]} == {
+        1
+    }
