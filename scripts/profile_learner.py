@@ -24,6 +24,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -34,9 +35,11 @@ import torch
 from stable_baselines3.common.logger import Logger
 
 from tabletop.train.selfplay import batched, pipeline
-from tabletop.train.selfplay.config import load_config
 from tabletop.train.selfplay.policy import actor_weights
 from tabletop.train.selfplay.trainer import make_vec_env, new_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from learner_configs import learner_config  # noqa: E402  (a sibling script)
 
 ROLLOUT_REST = "rollout bookkeeping"
 
@@ -106,11 +109,11 @@ def profiled(fn, profile: cProfile.Profile):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("config", type=Path)
+    parser.add_argument("config", help="a training config (YAML), or SUITE.yaml:TASK for a suite task's ppo family")
     parser.add_argument("--steps", type=int, default=4096, help="learner steps (default: 4096)")
     parser.add_argument("--top", type=int, default=0, help="also print the top N of a cProfile of each phase")
     args = parser.parse_args()
-    config = load_config(args.config)
+    config = learner_config(args.config)
     if config.sb3.vec_env.kind != "batched":
         raise SystemExit(f"{args.config}: vec_env.kind is {config.sb3.vec_env.kind!r}; this profiles the batched path")
     table, rng = config.env.make_raw(), np.random.default_rng(0)

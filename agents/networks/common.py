@@ -15,7 +15,11 @@ def masked(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
     return torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
 
 
-def hidden_layers(inputs: int, hidden: list[int], activation: type[nn.Module]) -> nn.Sequential:
-    """Linear + activation per width of `hidden` (SB3's `MlpExtractor` layout: a critic, or the MLP's trunk)."""
+def hidden_layers(
+    inputs: int, hidden: list[int], activation: type[nn.Module], first: type[nn.Linear] = nn.Linear
+) -> nn.Sequential:
+    """Linear + activation per width of `hidden` (SB3's `MlpExtractor` layout: a critic, or the MLP's trunk);
+    `first` is the first layer's class (`sparse.BagLinear` reads sparse observations)."""
     sizes = [inputs, *hidden]
-    return nn.Sequential(*[m for a, b in zip(sizes, sizes[1:]) for m in (nn.Linear(a, b), activation())])
+    layers = [first if k == 0 else nn.Linear for k in range(len(hidden))]
+    return nn.Sequential(*[m for kind, a, b in zip(layers, sizes, sizes[1:]) for m in (kind(a, b), activation())])

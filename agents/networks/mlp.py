@@ -2,6 +2,7 @@
 
 `MlpExtractor` keeps SB3's names (`policy_net`, `value_net`), so an SB3 MLP policy's weights load as they are;
 the RLlib learner keeps one `mlp` per head (`pi`, `vf`), renamed into the same layout when saved (`from_heads`).
+With `sparse` the first layers are `BagLinear`s, which also read `SparseRows` (the SB3 learner's input).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import torch
 from torch import nn
 
 from tabletop.agents.networks.common import ACTIVATIONS, hidden_layers
+from tabletop.agents.networks.sparse import BagLinear, SparseRows
 
 
 def mlp(inputs: int, hidden: list[int], outputs: int, activation: str) -> nn.Sequential:
@@ -21,17 +23,23 @@ def mlp(inputs: int, hidden: list[int], outputs: int, activation: str) -> nn.Seq
 class MlpExtractor(nn.Module):
     """Flat observation -> (policy latent, value latent), as SB3's `MlpExtractor` with `net_arch={pi: h, vf: h}`."""
 
-    def __init__(self, features: int, hidden: list[int], activation: type[nn.Module]):
+    def __init__(self, features: int, hidden: list[int], activation: type[nn.Module], sparse: bool = False):
         super().__init__()
-        self.policy_net = hidden_layers(features, hidden, activation)
-        self.value_net = hidden_layers(features, hidden, activation)
+        if sparse and not hidden:
+            raise ValueError("a sparse input needs a hidden layer to read it: give network.hidden at least one width")
+        first = BagLinear if sparse else nn.Linear
+        self.policy_net = hidden_layers(features, hidden, activation, first)
+        self.value_net = hidden_layers(features, hidden, activation, first)
         self.latent_dim_pi = self.latent_dim_vf = hidden[-1] if hidden else features
 
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+    def forward_actor(self, features: torch.Tensor | SparseRows) -> torch.Tensor:
         return self.policy_net(features)
 
-    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+    def forward_critic(self, features: torch.Tensor | SparseRows) -> torch.Tensor:
         return self.value_net(features)
+
+    def forward(self, features: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
 
 
 def from_heads(pi: dict[str, torch.Tensor], vf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

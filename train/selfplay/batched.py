@@ -33,6 +33,7 @@ from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
 from tabletop.train.selfplay.opponents import OpponentPool
+from tabletop.train.selfplay.policy import MlpPolicy
 from tabletop.train.selfplay.seat_env import SeatGame
 
 
@@ -215,15 +216,17 @@ class BatchedSelfPlayEnv(VecEnv):
         return moves
 
     def _snapshot_logits(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """A frozen network's logits for a batch of its games; with `skip_forced`, the rows with one legal action
-        are not computed and left 0 (the mask leaves that action whatever its logit)."""
+        """A frozen network's logits for a batch of its games, on the input it reads (an MLP: sparse rows);
+        with `skip_forced`, and always for an MLP, the rows with one legal action are not computed and left 0
+        (the mask leaves that action whatever its logit)."""
+        read = policy.extract_features if isinstance(policy, MlpPolicy) else torch.as_tensor
         with torch.inference_mode():
-            if not self.skip_forced:
-                return actor_logits(policy, torch.from_numpy(obs)).numpy()
+            if not (self.skip_forced or isinstance(policy, MlpPolicy)):
+                return actor_logits(policy, read(torch.from_numpy(obs))).numpy()
             logits = np.zeros(masks.shape, dtype=np.float32)
             rows = np.flatnonzero(masks.sum(axis=1) > 1)
             if len(rows):
-                logits[rows] = actor_logits(policy, torch.from_numpy(obs[rows])).numpy()
+                logits[rows] = actor_logits(policy, read(torch.from_numpy(obs[rows]))).numpy()
             return logits
 
     def _write_observations(self) -> np.ndarray:

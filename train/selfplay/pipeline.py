@@ -40,7 +40,7 @@ def reanchor(policy, buffer, rho_bar: float = RHO_BAR, chunk: int = 1024) -> Non
         for start in range(0, len(actions), chunk):  # a board network's activations for a whole rollout are large
             rows = slice(start, start + chunk)
             observations = buffer.flat_observations(samples[rows])
-            dist = policy.get_distribution(torch.as_tensor(observations), action_masks=masks[rows])
+            dist = policy.get_distribution(observations, action_masks=masks[rows])
             proximal[rows] = dist.log_prob(actions[rows]).numpy()
     shape = buffer.log_probs.shape  # [n_steps, n_envs]; swap_and_flatten took the env axis first
     proximal = proximal.reshape(shape[1], shape[0]).T

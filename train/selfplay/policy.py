@@ -4,7 +4,8 @@ and policy file a snapshot or checkpoint keeps.
 `mlp` trains with sb3-contrib's own MLP policy; every structured kind trains with `NetworkPolicy`, which puts
 the kind's network into SB3's `mlp_extractor` slot. Either way the weights carry `ActorCritic`'s names, so the
 policy file written beside each checkpoint loads without SB3 (`tabletop.agents.networks`). Both can leave
-forced moves out of the actor's passes (`ChoicesOnlyActor`, `sb3.skip_forced`).
+forced moves out of the actor's passes (`ChoicesOnlyActor`, `sb3.skip_forced`); the MLP always does, and reads
+sparse observations and scores legal actions only (`MlpPolicy`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from torch import nn
 
 from tabletop.agents.networks.actor_critic import DEFAULTS, build_extractor, network_spec
 from tabletop.agents.networks.common import ACTIVATIONS
+from tabletop.agents.networks.mlp import MlpExtractor
 from tabletop.agents.networks.roles import ROLE_WEIGHTS
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy
+from tabletop.agents.networks.sparse import SparseRows, sparse_rows
 from tabletop.envs import EnvSpec
 
 
@@ -84,18 +87,116 @@ class ChoicesOnlyActor:
 
 
 class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
-    """sb3-contrib's MLP policy, able to leave forced moves out of the actor's passes."""
+    """sb3-contrib's MLP policy (the same weights, names and initialisation) reading only what is there.
+
+    - Observations reach the network as `SparseRows`, the first layers as embedding bags (`BagLinear`).
+    - The actor runs only on decisions with a choice: a forced move is played whatever the logits, with
+      log-probability 0 and entropy 0, so it adds nothing to the policy loss or its gradient.
+    - In PPO's update the action head scores the legal actions only (`legal_scores`), not every action.
+    The same function and gradients as the dense policy, up to float rounding."""
+
+    def _build_mlp_extractor(self) -> None:
+        arch = self.net_arch
+        if not isinstance(arch, dict) or list(arch.get("pi", [])) != list(arch.get("vf", [])):
+            raise ValueError(f"an MLP policy has policy and value nets of one shape (net_arch pi = vf), not {arch}")
+        self.mlp_extractor = MlpExtractor(self.features_dim, list(arch["pi"]), self.activation_fn, sparse=True)
+
+    def extract_features(self, obs, features_extractor=None):
+        if isinstance(obs, SparseRows):
+            return obs
+        return sparse_rows(super().extract_features(obs, features_extractor))
+
+    def _skipping(self, action_masks) -> bool:
+        return action_masks is not None and self.share_features_extractor
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
+        """SB3's (actions, values, log-probabilities), the actor on the decisions with a choice only, its head on
+        their legal actions only (a forced move: its one action, log-probability 0)."""
+        if not self._skipping(action_masks):
+            return super().forward(obs, deterministic, action_masks)
+        features = self.extract_features(obs)
+        masks = torch.as_tensor(action_masks, device=self.device) > 0.5
+        values = self.value_net(self.mlp_extractor.forward_critic(features))
+        actions, log_prob = masks.to(torch.int8).argmax(dim=1), values.new_zeros(len(masks))
+        choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
+        if len(choices):
+            latent = self.mlp_extractor.forward_actor(features[choices])
+            actions[choices], log_prob[choices] = legal_sample(latent, self.action_net, masks[choices], deterministic)
+        return actions, values, log_prob
+
+    def get_distribution(self, obs, action_masks=None):
+        distribution = self._get_action_dist_from_latent(self.mlp_extractor.forward_actor(self.extract_features(obs)))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def predict_values(self, obs) -> torch.Tensor:
+        return self.value_net(self.mlp_extractor.forward_critic(self.extract_features(obs)))
+
+    def evaluate_actions(self, obs, actions: torch.Tensor, action_masks=None):
+        if not self._skipping(action_masks):
+            return super().evaluate_actions(obs, actions, action_masks)
+        features = self.extract_features(obs)
+        masks = torch.as_tensor(action_masks, device=self.device) > 0.5
+        values = self.value_net(self.mlp_extractor.forward_critic(features))
+        log_prob, entropy = values.new_zeros(len(masks)), values.new_zeros(len(masks))
+        choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
+        if len(choices):
+            latent = self.mlp_extractor.forward_actor(features[choices])
+            log_prob[choices], entropy[choices] = legal_scores(
+                latent, self.action_net, masks[choices], actions[choices]
+            )
+        return values, log_prob, entropy
+
+
+def legal_log_softmax(
+    latent: torch.Tensor, head: nn.Linear, masks: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(row, action, log-probability) of every legal action of every row, rows in order: the masked softmax over
+    `head(latent)` with the head applied to the legal actions only."""
+    row, action = masks.nonzero(as_tuple=True)
+    logits = (latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]
+    top = torch.full((len(latent),), -torch.inf).scatter_reduce_(0, row, logits.detach(), "amax")
+    shifted = logits - top[row]
+    return row, action, shifted - torch.zeros_like(top).index_add_(0, row, shifted.exp()).log()[row]
+
+
+def legal_scores(
+    latent: torch.Tensor, head: nn.Linear, masks: torch.Tensor, actions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log-probability of `actions`, entropy) of the masked softmax over `head(latent)`, from the legal actions'
+    logits only: the masked categorical's figures (an illegal action has probability 0 there)."""
+    row, action, log_p = legal_log_softmax(latent, head, masks)
+    chosen = action == actions.long()[row]
+    log_prob = torch.zeros(len(latent)).index_add_(0, row[chosen], log_p[chosen])
+    entropy = -torch.zeros(len(latent)).index_add_(0, row, log_p.exp() * log_p)
+    return log_prob, entropy
+
+
+def legal_sample(
+    latent: torch.Tensor, head: nn.Linear, masks: torch.Tensor, deterministic: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(action, its log-probability) per row: the most likely legal action, or a sample of the masked softmax
+    (Gumbel-max over the legal actions, from torch's generator)."""
+    row, action, log_p = legal_log_softmax(latent, head, masks)
+    key = log_p if deterministic else log_p - torch.log(-torch.log(torch.rand(len(log_p)).clamp_min(1e-20)))
+    best = torch.full((len(latent),), -torch.inf).scatter_reduce_(0, row, key, "amax")
+    won = (key == best[row]).nonzero().squeeze(1)
+    won = won[torch.cat([torch.ones(1, dtype=torch.bool), row[won[1:]] != row[won[:-1]]])]  # a tie: the first
+    return action[won], log_p[won]
 
 
 def sb3_policy(spec: dict[str, Any], frozen_role: str | None = None) -> tuple[type[MaskableActorCriticPolicy], dict]:
     """(policy class, its SB3 `policy_kwargs`) for a network spec."""
     activation = ACTIVATIONS[spec["activation"]]
+    adam = {"optimizer_kwargs": {"foreach": True}}  # one pass per step over all weights: ~3x less time on a CPU
     if spec["kind"] == "mlp":
         return MlpPolicy, {
             "net_arch": {"pi": spec["hidden"], "vf": spec["hidden"]},
             "activation_fn": activation,
+            **adam,
         }
-    return NetworkPolicy, {"network": spec, "frozen_role": frozen_role, "activation_fn": activation}
+    return NetworkPolicy, {"network": spec, "frozen_role": frozen_role, "activation_fn": activation, **adam}
 
 
 def network_policy(network, env: EnvSpec) -> tuple[type[MaskableActorCriticPolicy], dict]:

@@ -11,6 +11,10 @@ minibatch to the next (a fresh 104 MB block for each of Chromino's minibatches c
 a minibatch), and its other arrays are gathered fresh, so torch takes them all as they are (SB3 copies each
 once more). A minibatch's observations are therefore valid until the next minibatch is drawn, which is how
 PPO's update uses them.
+
+With `sparse` (a policy whose first layers read `SparseRows`) the buffer keeps each observation's nonzero
+features instead (indices and values, padded to the longest row so far) and a minibatch is `SparseRows`
+cut to its own longest row: Chromino's rows hold about 45 nonzero values of 12,488.
 """
 
 from __future__ import annotations
@@ -21,21 +25,53 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 
+from tabletop.agents.networks.sparse import SparseRows, padded_nonzero
+
 FLATTENED = ("actions", "values", "log_probs", "advantages", "returns", "action_masks")  # the small arrays
 
 
 class GatheringRolloutBuffer(MaskableRolloutBuffer):
     """MaskableRolloutBuffer whose observations are gathered per minibatch instead of flattened per rollout."""
 
+    def __init__(self, *args, sparse: bool = False, **kwargs):
+        self.sparse = sparse
+        super().__init__(*args, **kwargs)
+
     def reset(self) -> None:
         kept = getattr(self, "observations", None)
         super().reset()  # a fresh zeroed array: allocated lazily, dropped here unused
-        if kept is not None and kept.shape == self.observations.shape:
+        if self.sparse:  # SB3's `add` writes one placeholder column; the observations go to `active`/`weights`
+            self.observations = np.zeros((self.buffer_size, self.n_envs, 1), dtype=np.float32)
+            if getattr(self, "active", None) is None:
+                self.active = np.zeros((self.buffer_size, self.n_envs, 1), dtype=np.int64)
+                self.weights = np.zeros((self.buffer_size, self.n_envs, 1), dtype=np.float32)
+                self.counts = np.zeros((self.buffer_size, self.n_envs), dtype=np.int64)
+        elif kept is not None and kept.shape == self.observations.shape:
             self.observations = kept
 
-    def flat_observations(self, indices: np.ndarray) -> torch.Tensor:
-        """The observations of flat samples `indices`, in SB3's env-major order, in the kept minibatch block."""
+    def add(self, obs: np.ndarray, *args, **kwargs) -> None:
+        if not self.sparse:
+            return super().add(obs, *args, **kwargs)
+        obs = torch.as_tensor(obs, dtype=torch.float32).reshape(self.n_envs, -1)
+        rows, columns, slots, counts = (t.numpy() for t in padded_nonzero(obs))
+        longest = int(counts.max(initial=0))
+        if longest > self.active.shape[2]:  # a longer row than any before: widen by half, padding with 0
+            wider = ((0, 0), (0, 0), (0, max(longest, self.active.shape[2] * 3 // 2) - self.active.shape[2]))
+            self.active, self.weights = np.pad(self.active, wider), np.pad(self.weights, wider)
+        self.active[self.pos], self.weights[self.pos] = 0, 0.0
+        self.active[self.pos, rows, slots] = columns
+        self.weights[self.pos, rows, slots] = obs.numpy()[rows, columns]
+        self.counts[self.pos] = counts
+        super().add(self.observations[self.pos], *args, **kwargs)
+
+    def flat_observations(self, indices: np.ndarray) -> torch.Tensor | SparseRows:
+        """The observations of flat samples `indices`, in SB3's env-major order, in the kept minibatch block
+        (sparse: as `SparseRows`, as wide as the longest of them)."""
         env, step = np.divmod(indices, self.buffer_size)
+        if self.sparse:
+            width = max(int(self.counts[step, env].max(initial=0)), 1)
+            active, weights = self.active[step, env, :width], self.weights[step, env, :width]
+            return SparseRows(torch.from_numpy(active), torch.from_numpy(weights))
         rows = torch.from_numpy(self.observations.reshape(-1, *self.obs_shape))
         block = getattr(self, "_minibatch", None)
         if block is None or len(block) < len(indices):  # the largest minibatch so far
@@ -56,7 +92,6 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         data = (
-            self.flat_observations(batch_inds),
             self.actions[batch_inds],
             self.values[batch_inds].flatten(),
             self.log_probs[batch_inds].flatten(),
@@ -64,4 +99,5 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
             self.returns[batch_inds].flatten(),
             self.action_masks[batch_inds].reshape(-1, self.mask_dims),
         )
-        return MaskableRolloutBufferSamples(*(self.to_torch(array, copy=False) for array in data))  # not copied again
+        arrays = (self.to_torch(array, copy=False) for array in data)  # not copied again
+        return MaskableRolloutBufferSamples(self.flat_observations(batch_inds), *arrays)

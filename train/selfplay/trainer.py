@@ -51,7 +51,14 @@ from tabletop.train.selfplay.logs import EvalLog, make_logger
 from tabletop.train.selfplay.opponents import OpponentPool
 from tabletop.train.selfplay.pipeline import learn_overlapped
 from tabletop.train.selfplay.plots import learning_curve
-from tabletop.train.selfplay.policy import actor_weights, build_policy, config_spec, network_policy, policy_file
+from tabletop.train.selfplay.policy import (
+    MlpPolicy,
+    actor_weights,
+    build_policy,
+    config_spec,
+    network_policy,
+    policy_file,
+)
 from tabletop.train.selfplay.rollout_buffer import GatheringRolloutBuffer
 from tabletop.train.selfplay.seat_env import SeatEnv
 
@@ -213,6 +220,7 @@ def new_model(config: TrainConfig, vec_env: VecEnv) -> MaskablePPO:
         **vars(config.ppo),
         **rollout,
         rollout_buffer_class=GatheringRolloutBuffer,
+        rollout_buffer_kwargs={"sparse": policy_class is MlpPolicy},  # the MLP reads sparse rows
         policy_kwargs=kwargs,
         seed=config.seed,
         device="cpu",

@@ -1,0 +1,170 @@
+"""The sparse learner: the embedding-bag first layer, the legal-only action head and the sparse rollout buffer
+compute the dense MLP policy's function and gradients (up to float rounding)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from tabletop.agents.networks.sparse import BagLinear, SparseRows, sparse_rows
+from tabletop.train.selfplay.policy import MlpPolicy, legal_scores, policy_kwargs
+from tabletop.train.selfplay.rollout_buffer import GatheringRolloutBuffer
+
+FEATURES, ACTIONS = 300, 40
+
+
+def sparse_batch(rows: int, seed: int = 0) -> torch.Tensor:
+    """Observations mostly zero, a few features set (counts and indicators), one row all zero."""
+    rng = np.random.default_rng(seed)
+    dense = np.zeros((rows, FEATURES), dtype=np.float32)
+    for row in range(1, rows):
+        active = rng.choice(FEATURES, size=rng.integers(1, 30), replace=False)
+        dense[row, active] = rng.choice([1.0, 0.5, 2.0, -1.0], size=len(active))
+    return torch.from_numpy(dense)
+
+
+def legal_masks(rows: int, seed: int = 1) -> np.ndarray:
+    """Masks with forced rows (one legal action) and rows with choices."""
+    rng = np.random.default_rng(seed)
+    masks = rng.random((rows, ACTIONS)) < 0.2
+    masks[np.arange(rows), rng.integers(0, ACTIONS, rows)] = True
+    masks[::3] = False
+    masks[::3, 5] = True  # every third row is forced
+    return masks
+
+
+def test_sparse_rows_hold_every_nonzero_value():
+    dense = sparse_batch(12)
+    rows = sparse_rows(dense)
+    rebuilt = torch.zeros_like(dense).scatter_add_(1, rows.indices, rows.values)
+    assert torch.equal(rebuilt, dense)
+    assert rows.indices.shape[1] == int((dense != 0).sum(dim=1).max())
+
+
+def test_bag_layer_equals_the_dense_linear_in_outputs_and_gradients():
+    torch.manual_seed(0)
+    bag = BagLinear(FEATURES, 16)
+    linear = nn.Linear(FEATURES, 16)
+    linear.load_state_dict(bag.state_dict())  # the same state dict: a Linear's names and shapes
+    dense = sparse_batch(20)
+    upstream = torch.randn(20, 16)
+    bag(sparse_rows(dense)).mul(upstream).sum().backward()
+    linear(dense).mul(upstream).sum().backward()
+    torch.testing.assert_close(bag(sparse_rows(dense)), linear(dense))
+    torch.testing.assert_close(bag.weight.grad, linear.weight.grad)
+    torch.testing.assert_close(bag.bias.grad, linear.bias.grad)
+    torch.testing.assert_close(bag(dense), linear(dense))  # the dense path too (ONNX export, acting)
+
+
+def test_bag_layer_initialises_as_a_linear():
+    torch.manual_seed(3)
+    bag = BagLinear(FEATURES, 16)
+    torch.manual_seed(3)
+    linear = nn.Linear(FEATURES, 16)
+    assert torch.equal(bag.weight, linear.weight) and torch.equal(bag.bias, linear.bias)
+    assert bag.weight.t().is_contiguous()  # each feature's weights side by side, for the bag
+
+
+def test_legal_scores_equal_the_masked_categorical():
+    torch.manual_seed(1)
+    head = nn.Linear(8, ACTIONS)
+    latent = torch.randn(30, 8, requires_grad=True)
+    masks = torch.from_numpy(legal_masks(30))
+    actions = torch.tensor([int(np.flatnonzero(m.numpy())[-1]) for m in masks])
+    logits = head(latent).masked_fill(~masks, -1e8)
+    log_p = torch.log_softmax(logits, dim=1)
+    expected = (log_p.gather(1, actions[:, None]).squeeze(1), -(log_p.exp() * log_p).masked_fill(~masks, 0).sum(1))
+    log_prob, entropy = legal_scores(latent, head, masks, actions)
+    torch.testing.assert_close(log_prob, expected[0])
+    torch.testing.assert_close(entropy, expected[1])
+    (g1,) = torch.autograd.grad((log_prob + 0.1 * entropy).sum(), latent)
+    (g2,) = torch.autograd.grad((expected[0] + 0.1 * expected[1]).sum(), latent)
+    torch.testing.assert_close(g1, g2)
+
+
+def policies() -> tuple[MaskableActorCriticPolicy, MlpPolicy]:
+    """sb3-contrib's dense MLP policy and ours, the same seed: the same weights under the same names."""
+    observation, action = spaces.Box(-np.inf, np.inf, (FEATURES,), np.float32), spaces.Discrete(ACTIONS)
+    kwargs = policy_kwargs([32, 32], "tanh")
+    torch.manual_seed(7)
+    dense = MaskableActorCriticPolicy(observation, action, lambda _: 3e-4, **kwargs)
+    torch.manual_seed(7)
+    sparse = MlpPolicy(observation, action, lambda _: 3e-4, **kwargs)
+    assert dense.state_dict().keys() == sparse.state_dict().keys()
+    for key, value in dense.state_dict().items():
+        assert torch.equal(value, sparse.state_dict()[key]), key
+    return dense, sparse
+
+
+def test_sparse_policy_evaluates_as_the_dense_policy():
+    dense, sparse = policies()
+    obs, masks = sparse_batch(24), legal_masks(24)
+    actions = torch.tensor([int(np.flatnonzero(m)[0]) for m in masks])
+    results = [p.evaluate_actions(obs, actions, action_masks=masks) for p in (dense, sparse)]
+    for a, b in zip(*results):
+        torch.testing.assert_close(a.flatten(), b.flatten())
+    loss = [r[0].sum() + r[1].sum() + 0.01 * r[2].sum() for r in results]
+    for policy, value in zip((dense, sparse), loss):
+        policy.optimizer.zero_grad()
+        value.backward()
+    for (name, a), b in zip(dense.named_parameters(), sparse.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, msg=name)
+    sparse_values = sparse.predict_values(sparse_rows(obs))
+    torch.testing.assert_close(sparse_values, dense.predict_values(obs))
+
+
+def test_sparse_policy_acts_as_the_dense_policy():
+    dense, sparse = policies()
+    obs, masks = sparse_batch(24), legal_masks(24)
+    best = dense(obs, deterministic=True, action_masks=masks)
+    mine = sparse(obs, deterministic=True, action_masks=masks)
+    assert torch.equal(best[0], mine[0])
+    for a, b in zip(best[1:], mine[1:]):
+        torch.testing.assert_close(a, b)
+    torch.manual_seed(5)
+    actions, values, log_prob = sparse(obs, action_masks=masks)
+    assert masks[np.arange(24), actions.numpy()].all()
+    torch.testing.assert_close(log_prob, dense.evaluate_actions(obs, actions, action_masks=masks)[1])
+
+
+def test_sparse_policy_samples_the_masked_softmax():
+    _, sparse = policies()
+    obs = sparse_batch(2).repeat(2000, 1)
+    masks = np.tile(legal_masks(2, seed=4), (2000, 1))
+    masks[:, :3] = True
+    torch.manual_seed(9)
+    actions, _, log_prob = sparse(obs, action_masks=masks)
+    for row in range(2):  # the rows repeat: each action's frequency is close to its probability
+        drawn = actions[row::2].numpy()
+        for action in np.unique(drawn):
+            expected = float(log_prob[row::2][drawn == action][0].detach().exp())
+            assert abs((drawn == action).mean() - expected) < 4 * (expected / 2000) ** 0.5 + 0.005
+
+
+@pytest.mark.parametrize("batch_size", [7, 32])
+def test_sparse_buffer_gives_the_dense_buffers_minibatches(batch_size):
+    observation, action = spaces.Box(-np.inf, np.inf, (FEATURES,), np.float32), spaces.Discrete(ACTIONS)
+    buffers = [GatheringRolloutBuffer(8, observation, action, n_envs=4, sparse=flag) for flag in (False, True)]
+    for step in range(8):
+        obs = sparse_batch(4, seed=step).numpy()
+        masks = legal_masks(4, seed=step)
+        for buffer in buffers:
+            buffer.add(obs, np.zeros(4), np.zeros(4), np.zeros(4), torch.zeros(4), torch.zeros(4), action_masks=masks)
+    for buffer in buffers:
+        buffer.compute_returns_and_advantage(torch.zeros(4), np.zeros(4))
+    np.random.seed(11)
+    dense_batches = [copy.deepcopy(b) for b in buffers[0].get(batch_size)]
+    np.random.seed(11)
+    for dense, sparse in zip(dense_batches, buffers[1].get(batch_size)):
+        assert isinstance(sparse.observations, SparseRows)
+        rebuilt = torch.zeros_like(dense.observations).scatter_add_(
+            1, sparse.observations.indices, sparse.observations.values
+        )
+        assert torch.equal(rebuilt, dense.observations)
+        assert torch.equal(dense.action_masks, sparse.action_masks)
