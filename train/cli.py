@@ -79,11 +79,15 @@ def _tournament(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     """`tabletop train`: the config's family (`family:`, benchmark/training.py) trains it; Ctrl-C keeps the progress."""
+    if Path(args.config).is_dir():  # the paths first: a mistyped one is refused before torch loads
+        raise ValueError(_folder_of_configs(Path(args.config)))
+    if not Path(args.config).is_file():
+        raise ValueError(f"config file {args.config!r} does not exist")
+    if args.resume is not None and not Path(args.resume).exists():
+        raise ValueError(f"nothing to resume at {args.resume!r}: no such folder")
     from tabletop.train.benchmark.training import load_training, trainer_of
     from tabletop.train.selfplay.checkpoints import TrainingInterrupted
 
-    if Path(args.config).is_dir():
-        raise ValueError(_folder_of_configs(Path(args.config)))
     try:
         config = load_training(args.config)  # any family of the registry (`family:`, or the older `backend:`)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
@@ -150,10 +154,12 @@ def final_evaluation(config: Any, steps: int | None, eval_games: int | None) -> 
 def _benchmark(args: argparse.Namespace) -> int:
     """`tabletop benchmark SUITE ...` runs (or resumes) a grid; `tabletop benchmark report DIR` reports one."""
     if args.suite == "report":
-        from tabletop.train.benchmark.report import REPORT, results_table, write_report
-
         if args.folder is None:
             raise ValueError("report needs the benchmark folder: tabletop benchmark report DIR")
+        if not Path(args.folder).is_dir():
+            raise ValueError(f"no benchmark folder at {args.folder!r} (the --out of tabletop benchmark SUITE)")
+        from tabletop.train.benchmark.report import REPORT, results_table, write_report
+
         written = write_report(Path(args.folder), plots=not args.no_plots)
         print(results_table(json.loads((Path(args.folder) / REPORT / "summary.json").read_text())))
         print("wrote " + ", ".join(str(p) for p in written))
@@ -164,6 +170,8 @@ def _benchmark(args: argparse.Namespace) -> int:
         )
     if args.out is None:
         raise ValueError("give the benchmark folder: --out DIR (an existing one resumes)")
+    if not Path(args.suite).is_file():  # before the runner's imports (torch): a mistyped path answers at once
+        raise ValueError(f"suite file {args.suite!r} does not exist (the shipped ones: configs/benchmark/*.yaml)")
     from tabletop.train.benchmark.runner import grid_table, plan, record_grid, run_grid
     from tabletop.train.benchmark.suite import load_suite
 
@@ -291,12 +299,16 @@ def _exploit(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
-    from tabletop.train.serving.export import export_trained
-
     if args.env_kwargs is not None and args.env_id is None:
         raise ValueError("--env-kwargs needs --env-id: they name the game together")
     env = env_spec(args.env_id, args.env_kwargs) if args.env_id is not None else None
+    if not Path(args.source).exists():  # before torch loads: a mistyped path answers at once
+        raise ValueError(
+            f"no trained model at {args.source!r}: expected a run folder, a checkpoint folder, a policy.pt or a model.zip"
+        )
+    from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
+    from tabletop.train.serving.export import export_trained
+
     meta = export_trained(args.source, args.out, env, players=args.players)
     check = meta["verification"]
     print(
@@ -469,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"train an algorithm family from a YAML config (family: {', '.join(FAMILIES)}; default ppo)",
     )
     tr.add_argument("config", help="a YAML config, e.g. configs/cromlet.yaml (configs/ holds one per game)")
-    tr.add_argument("--steps", type=int, help="total learner env steps (default: the config's total_steps)")
+    tr.add_argument("--steps", type=positive_int, help="total learner env steps (default: the config's total_steps)")
     tr.add_argument("--out", help="run folder (default: runs/<env_id>-<date-time>)")
     tr.add_argument("--resume", help="continue from a checkpoint folder or a run folder's newest checkpoint")
     tr.add_argument(
@@ -697,8 +709,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def report_parser() -> argparse.ArgumentParser:
+    """`tabletop benchmark report DIR`'s own parser, so its --help is its own (a suite path shares its position)."""
+    r = CommandParser(
+        prog="tabletop benchmark report",
+        description="write a benchmark folder's report: IQM and mean with bootstrap intervals, probability of "
+        "improvement, performance profiles and sample-efficiency curves (docs/benchmark.md)",
+    )
+    r.add_argument("folder", metavar="DIR", help="the benchmark folder (the --out of tabletop benchmark SUITE)")
+    r.add_argument("--no-plots", action="store_true", help="tables and JSON only")
+    r.set_defaults(func=_benchmark, command="benchmark", suite="report")
+    return r
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["benchmark", "report"]:
+        args = report_parser().parse_args(argv[2:])
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except ValueError as err:  # bad agent names, game options, configs: say what is wrong, no traceback
