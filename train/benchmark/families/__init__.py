@@ -22,6 +22,7 @@ FAMILIES = {
     "nfsp": "tabletop.train.benchmark.families.nfsp",
     "mmd": "tabletop.train.benchmark.families.mmd",
     "psro": "tabletop.train.benchmark.families.psro",
+    "alphazero": "tabletop.train.benchmark.families.alphazero",
 }
 NEEDS = {  # family -> the modules it imports (their extras: agents/extras.py); a family not listed needs torch
     "ppo": ("torch", "sb3_contrib"),
