@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import time
 from pathlib import Path
 
@@ -25,8 +26,15 @@ from torch.distributions import Categorical
 
 from tabletop.train.benchmark.runner import GRID_FILE, read_json, task_dict, write_json
 from tabletop.train.benchmark.scoring import play_panel, reference
-from tabletop.train.benchmark.suite import eval_steps, load_suite
+from tabletop.train.benchmark.suite import SuiteError, eval_steps, load_suite
 from tabletop.train.benchmark.vector import TaskVectorEnv
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def parse_args(argv=None):
@@ -34,26 +42,26 @@ def parse_args(argv=None):
     p.add_argument("--suite", default="configs/benchmark/suite.yaml", help="the suite file that declares the task")
     p.add_argument("--task", default="cromlet_2p", help="the task's name in the suite")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (torch, numpy and the games)")
-    p.add_argument("--total-steps", type=int, default=None, help="learner steps (default: the task's budget)")
+    p.add_argument("--total-steps", type=count, default=None, help="learner steps (default: the task's budget)")
     p.add_argument(
-        "--eval-every", type=int, default=None, help="learner steps between evaluations (default: the task's)"
+        "--eval-every", type=count, default=None, help="learner steps between evaluations (default: the task's)"
     )
-    p.add_argument("--eval-games", type=int, default=None, help="games per panel member (default: the task's)")
+    p.add_argument("--eval-games", type=count, default=None, help="games per panel member (default: the task's)")
     p.add_argument("--out", default="runs/bench", help="the benchmark folder the run is written into")
     p.add_argument("--name", default="cleanrl_ppo", help="the algorithm's name in the report")
-    p.add_argument("--num-envs", type=int, default=8, help="games played at once")
-    p.add_argument("--num-steps", type=int, default=128, help="vector steps per rollout")
-    p.add_argument("--hidden", type=int, default=64, help="width of the two hidden layers of actor and critic")
+    p.add_argument("--num-envs", type=count, default=8, help="games played at once")
+    p.add_argument("--num-steps", type=count, default=128, help="vector steps per rollout")
+    p.add_argument("--hidden", type=count, default=64, help="width of the two hidden layers of actor and critic")
     p.add_argument("--learning-rate", type=float, default=2.5e-4)
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--num-minibatches", type=int, default=4)
-    p.add_argument("--update-epochs", type=int, default=4)
+    p.add_argument("--num-minibatches", type=count, default=4)
+    p.add_argument("--update-epochs", type=count, default=4)
     p.add_argument("--clip-coef", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--vf-coef", type=float, default=0.5)
     p.add_argument("--max-grad-norm", type=float, default=0.5)
-    p.add_argument("--snapshot-every", type=int, default=10_000, help="learner steps between self-play snapshots")
+    p.add_argument("--snapshot-every", type=count, default=10_000, help="learner steps between self-play snapshots")
     return p.parse_args(argv)
 
 
@@ -104,7 +112,10 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
 
-    task = load_suite(args.suite).select_tasks([args.task])[0]
+    try:  # a wrong suite or task name: one line, no traceback
+        task = load_suite(args.suite).select_tasks([args.task])[0]
+    except SuiteError as err:
+        sys.exit(f"cleanrl_masked_ppo.py: error: {err}")
     overrides = {"budget": args.total_steps, "eval_every": args.eval_every, "eval_games": args.eval_games}
     task = dataclasses.replace(task, **{k: v for k, v in overrides.items() if v is not None})
     out = Path(args.out)

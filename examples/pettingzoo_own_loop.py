@@ -42,10 +42,17 @@ def play(env_id: str, seed: int, rng: np.random.Generator) -> tuple[dict[str, fl
     return totals, actions
 
 
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--env", default="cromlet_v0", choices=envs.ENV_IDS)
-    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--games", type=count, default=20)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     wins: dict[str, int] = {}

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[3]
 
 
@@ -17,6 +19,7 @@ def run(*args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_masked_ppo_example_writes_a_run_the_report_reads(tmp_path):
     from tabletop.train.benchmark.report import collect
 
@@ -37,3 +40,25 @@ def test_the_masked_ppo_example_writes_a_run_the_report_reads(tmp_path):
 def test_the_pettingzoo_loop_example_plays_its_games():
     out = run("examples/pettingzoo_own_loop.py", "--env", "cromlet_v0", "--games", "2")
     assert "2 games of random play" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["examples/onnx_cromlet.py", "agents/pretrained/chromino_2p"], "is an export of chromino_v1; this example"),
+        (["examples/onnx_cromlet.py", "no-such-export"], "no-such-export holds no export (model.onnx and metadata"),
+        (["examples/cleanrl_masked_ppo.py", "--task", "no_such_task"], "unknown task 'no_such_task'; its tasks:"),
+        (["examples/cleanrl_masked_ppo.py", "--num-envs", "0"], "expected a whole number of at least 1, got '0'"),
+        (["examples/pettingzoo_own_loop.py", "--games", "0"], "expected a whole number of at least 1, got '0'"),
+    ],
+)
+def test_every_example_refuses_a_wrong_input_in_one_line(args, message):
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert message in done.stderr.splitlines()[-1], done.stderr
+    assert done.stderr.splitlines()[-1].startswith(f"{Path(args[0]).name}: error: ")
+
+
+def test_the_onnx_example_names_the_first_move_of_a_cromlet_export():
+    out = run("examples/onnx_cromlet.py", "agents/pretrained/cromlet_2p")
+    assert out.startswith("player_0 plays action ")
