@@ -11,6 +11,11 @@ doing slows both alike (on 2 cores they take one each when it is idle):
 
     python scripts/bench_learner.py HEAD~1 configs/cromlet.yaml configs/results/krz_grtn_pretrained_4p.yaml \\
         --after sb3.overlap=true
+
+A benchmark task's `ppo` family is named `SUITE.yaml:TASK`; this checkout turns it into a training config (seed
+0) that both sides read, so that both train the same task whatever suite format each side reads:
+
+    python scripts/bench_learner.py HEAD~1 configs/benchmark/suite.yaml:chromino_2p
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_commit import ROOT, tabletop_at  # noqa: E402  (a sibling script)
+from learner_configs import learner_config, split_task  # noqa: E402
 
 CHILD = """import json, sys, time
 import numpy as np, torch
@@ -94,6 +101,17 @@ def result_of(process: subprocess.Popen, config: Path) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _config_file(source: str, folder: Path) -> Path:
+    """The training config `source` names: itself, or for SUITE.yaml:TASK the task's ppo family written to
+    `folder` as TASK.yaml."""
+    path, task = split_task(source)
+    if task is None:
+        return path.resolve()
+    written = folder / f"{task}.yaml"
+    written.write_text(yaml.safe_dump(learner_config(source).to_dict()))
+    return written
+
+
 def _name(config: Path) -> str:
     return str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
 
@@ -121,7 +139,11 @@ def table(configs: list[Path], totals: dict, label: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commit", help="the 'before' side: a commit of this repository")
-    parser.add_argument("configs", nargs="+", type=Path, help="training configs (YAML), read by both sides")
+    parser.add_argument(
+        "configs",
+        nargs="+",
+        help="training configs (YAML), or SUITE.yaml:TASK for a benchmark task's ppo family; read by both sides",
+    )
     parser.add_argument("--steps", type=int, default=4096, help="learner steps per timed run (default: 4096)")
     parser.add_argument("--rounds", type=int, default=2, help="(default: 2)")
     parser.add_argument(
@@ -143,8 +165,8 @@ def main() -> int:
         if not sep or not key:
             raise SystemExit(f"--after {item!r}: expected KEY=VALUE, e.g. sb3.overlap=true")
         after[key] = yaml.safe_load(value)
-    configs = [path.resolve() for path in args.configs]
-    with tabletop_at(args.commit) as python_path:
+    with tempfile.TemporaryDirectory() as folder, tabletop_at(args.commit) as python_path:
+        configs = [_config_file(source, Path(folder)) for source in args.configs]
         sides = {"before": python_path, "after": None}
         totals = {}
         for round_ in range(args.rounds):

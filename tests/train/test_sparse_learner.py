@@ -168,3 +168,15 @@ def test_sparse_buffer_gives_the_dense_buffers_minibatches(batch_size):
         )
         assert torch.equal(rebuilt, dense.observations)
         assert torch.equal(dense.action_masks, sparse.action_masks)
+
+
+def test_a_dense_batch_stays_dense_and_evaluates_the_same():
+    dense, sparse = policies()
+    obs = (torch.rand(16, FEATURES) < 0.3).float()  # a third of the inputs active: the bag would cost more
+    assert isinstance(sparse.extract_features(obs), torch.Tensor)
+    assert isinstance(sparse.extract_features(sparse_rows(obs)), torch.Tensor)
+    assert isinstance(sparse.extract_features(sparse_batch(16)), SparseRows)
+    masks = legal_masks(16)
+    actions = torch.tensor([int(np.flatnonzero(m)[0]) for m in masks])
+    for a, b in zip(*(p.evaluate_actions(obs, actions, action_masks=masks) for p in (dense, sparse))):
+        torch.testing.assert_close(a.flatten(), b.flatten())
