@@ -74,7 +74,7 @@ class GuidedSearch:
         rollout = options.rollout or DEFAULT_ROLLOUT.get(game, "")
         if leaf == "value" and not net.has_value:
             raise ValueError(f"search: leaf=value needs a network with a value head; {net.name} has none")
-        if leaf == "rollout" and rollout not in policies or options.depth and rollout not in policies:
+        if (leaf == "rollout" or leaf == "value" and options.depth) and rollout not in policies:
             raise ValueError(
                 f"search: unknown rollout policy {rollout!r} for {env.env_id}; allowed: {', '.join(policies)}"
             )
