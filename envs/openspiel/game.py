@@ -21,7 +21,7 @@ import pyspiel
 
 from tabletop.envs import registry
 from tabletop.envs.core.chance import ChanceNeeded, ExplicitChance
-from tabletop.envs.core.params import Param
+from tabletop.envs.core.params import Param, ParameterError
 from tabletop.envs.openspiel.bounds import BOUNDS
 
 ADAPTER_ONLY = ("reward", "render_mode", "illegal_action")
@@ -40,25 +40,50 @@ def game_parameters(env_id: str) -> list[Param]:
     return [p for p in registry.definition(env_id).parameters if p.name not in ADAPTER_ONLY]
 
 
-def is_spelled(param: Param) -> bool:
-    """OpenSpiel parameters are ints, floats, strings or bools (and its game strings split on commas): one that
-    may be None or a list is a string, `none` or the items separated by spaces."""
-    return param.default is None or isinstance(param.default, (tuple, list))
+def _allows(param: Param, value: Any) -> bool:
+    try:
+        param.validate(value, "")
+    except ParameterError:
+        return False
+    return True
 
 
-def spell(value: Any) -> str:
-    return "none" if value is None else " ".join(map(str, value))
+def spelling(param: Param) -> str:
+    """How OpenSpiel holds the parameter: its parameters are ints, floats, strings or bools, and its game strings
+    split on commas and read digits as ints. `plain`: as declared; `zero`: an int that may be None is an int, 0
+    standing for None; `words`: a list is its items separated by spaces (a default of None is `none`)."""
+    if param.default is None and not _allows(param, 0) and _allows(param, 2):
+        return "zero"
+    return "words" if param.default is None or isinstance(param.default, (tuple, list)) else "plain"
 
 
-def _read_spelled(text: str, param: Param) -> Any:
-    if text == "none" and not isinstance(param.default, (tuple, list)):
+def spell(param: Param, value: Any) -> Any:
+    """`value` of `param` as OpenSpiel holds it."""
+    kind = spelling(param)
+    if kind == "plain":
+        return value
+    if value is None:
+        return 0 if kind == "zero" else "none"
+    return " ".join(map(str, value)) if isinstance(value, (tuple, list)) else value
+
+
+def read(param: Param, value: Any) -> Any:
+    """The env's value of `param` from OpenSpiel's."""
+    kind = spelling(param)
+    if kind == "zero":
+        return None if value == 0 else value
+    if kind == "plain" or not isinstance(value, str):
+        return value
+    if value == "none" and not isinstance(param.default, (tuple, list)):
         return None
-    items = [int(w) if w.lstrip("-").isdigit() else w for w in text.split()]
-    return items if isinstance(param.default, (tuple, list)) else (items[0] if len(items) == 1 else text)
+    items = [int(w) if w.lstrip("-").isdigit() else w for w in value.split()]
+    return items if isinstance(param.default, (tuple, list)) else value
 
 
-def openspiel_default(param: Param) -> Any:
-    return spell(param.default) if is_spelled(param) else param.default
+def openspiel_params(env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The env's arguments `kwargs` as OpenSpiel game parameters (spelled as `spelling` says, the adapter's out)."""
+    params = {p.name: p for p in game_parameters(env_id)}
+    return {k: spell(params[k], v) for k, v in kwargs.items() if k in params}
 
 
 def env_kwargs(env_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,9 +93,7 @@ def env_kwargs(env_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
     for param in game_parameters(env_id):
         if param.name not in params:
             continue
-        value = params[param.name]
-        if is_spelled(param) and isinstance(value, str):
-            value = _read_spelled(value, param)
+        value = read(param, params[param.name])
         if value != param.default and not (isinstance(param.default, tuple) and tuple(value) == param.default):
             kwargs[param.name] = value
     registry.definition(env_id).resolve(kwargs)
@@ -93,7 +116,7 @@ def game_type(env_id: str, utility: str = "general_sum") -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={p.name: openspiel_default(p) for p in game_parameters(env_id)},
+        parameter_specification={p.name: spell(p, p.default) for p in game_parameters(env_id)},
     )
 
 
@@ -106,6 +129,10 @@ class Configuration:
     rules: Any
     observer: Any
     renderer: Any
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its name and arguments (OpenSpiel's `serialize` pickles a state's attributes)."""
+        return _configuration, (self.env_id, json.dumps(self.kwargs, sort_keys=True))
 
 
 @cache
@@ -247,11 +274,23 @@ class TabletopState(pyspiel.State):
             return [0.0] * len(self.trails)
         return self.rules.returns().tolist()
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its game and history (the rules state holds compiled caches that do not pickle)."""
+        return replay, (str(self.get_game()), self.history())
+
     def __str__(self) -> str:
         table = self.tabletop.renderer.ansi(self.rules, None) if self.rules is not None else "(the deal)"
         if self.chance_node is not None:
             return f"{table}\nchance to move: outcomes {[o for o, _ in self.chance_node]}"
         return table
+
+
+def replay(game: str, history: list[int]) -> TabletopState:
+    """The state after `history` in the game named by `game` (OpenSpiel's game string)."""
+    state = pyspiel.load_game(game).new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
 
 
 class Shared:
