@@ -28,6 +28,7 @@ CONFIGS = (
 POSITIONS = 60  # per configuration and heuristic: each two rollouts, up to a whole game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["keep_options", "block_rivals"])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()) or "default")
 def test_play_out_plays_the_moves_of_act(name, config):

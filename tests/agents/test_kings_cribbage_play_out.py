@@ -48,6 +48,7 @@ def _positions(config: dict, count: int):
             yield state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HEURISTICS))
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()) or "default")
 def test_play_out_plays_the_actions_of_act(name, config, monkeypatch):

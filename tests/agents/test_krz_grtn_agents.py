@@ -144,6 +144,7 @@ def test_reader_x_reads_a_clue_no_skeleton_giver_lays_by_its_fit():
     assert reader.act(None, state.legal_action_mask(), view) == act.guess(1)
 
 
+@pytest.mark.slow
 def test_reading_team_beats_the_skeleton_team_on_the_same_seeds():
     """The reader's X is the only difference: two players, the same 40 seeded games."""
     two = EnvSpec("krz_grtn_v1", {"num_players": 2})

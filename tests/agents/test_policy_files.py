@@ -93,6 +93,7 @@ def legacy_rllib_run(run: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_a_policy_file_gives_the_logits_of_the_sb3_model_it_was_written_from(runs):
     from sb3_contrib import MaskablePPO
 
@@ -110,6 +111,7 @@ def test_a_policy_file_gives_the_logits_of_the_sb3_model_it_was_written_from(run
             torch.testing.assert_close(legacy(obs), actor_logits(model.policy, obs), rtol=0, atol=0)
 
 
+@pytest.mark.slow
 def test_every_policy_plays_with_tabletop_train_unimportable(runs):
     script = textwrap.dedent(
         f"""

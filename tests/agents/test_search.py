@@ -281,6 +281,7 @@ def _look_ahead(env: EnvSpec, spec: str, sample, view: dict, mask: np.ndarray):
     return turns, agent.turns.values(view, turns), *agent.look_ahead(sample, sample.current_player, turns)
 
 
+@pytest.mark.slow
 def test_plies_weigh_the_guides_value_against_the_look_ahead():
     """With every ply weighted 0 the look-ahead adds nothing and the guide's best-valued move (the first
     candidate) wins, marked alone in the counts; weighted, the look-ahead changes some choices, the same under
@@ -306,6 +307,7 @@ def test_plies_need_whole_moves_with_points():
         make_agent("cromlet_v0", "search:plies=0.5")
 
 
+@pytest.mark.slow
 def test_plies_play_whole_games_in_moves_mode():
     """Moves mode: the candidates are offered slots valued by the guide (exchanges at 0), the look-ahead plays
     the offered moves; seeded games repeat."""

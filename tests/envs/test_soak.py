@@ -8,6 +8,7 @@ from tabletop.envs import EnvSpec
 from tabletop.envs.testing import SoakFailure, soak
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id,config", CASES, ids=IDS)
 def test_short_soak(env_id, config):
     report = soak(EnvSpec(env_id, config), games=2, seed=1000)

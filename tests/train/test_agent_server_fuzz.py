@@ -13,6 +13,7 @@ import os
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from tabletop.agents import OnnxAgent
 from tabletop.envs import EnvSpec
@@ -138,6 +139,7 @@ def _legal_mask(line: bytes, game) -> np.ndarray:
     return np.asarray(request["action_mask"])
 
 
+@pytest.mark.slow
 def test_every_hostile_line_gets_one_answer_and_never_a_masked_action(cromlet_onnx_dir):
     server = AgentServer(OnnxAgent(cromlet_onnx_dir))
     env = EnvSpec("cromlet_v0").make_raw()

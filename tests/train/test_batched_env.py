@@ -249,6 +249,7 @@ def test_maskable_ppo_trains_on_it_and_masks_reach_the_policy(check_masks_reach_
     check_masks_reach_ppo(model, favourite)
 
 
+@pytest.mark.slow
 def test_the_trainer_runs_the_batched_path(tmp_path):
     from tabletop.train.selfplay.trainer import train
 
@@ -278,6 +279,7 @@ def test_bad_arguments_are_named():
         env.env_method("render")
 
 
+@pytest.mark.slow
 def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
     from tabletop.train.cli import main
 

@@ -120,6 +120,7 @@ def test_chromino_observation_shows_the_movers_placements_to_the_mover_only():
     assert not layout.block(theirs, "choices")[:, :7].any()
 
 
+@pytest.mark.slow
 def test_a_kings_cribbage_board_run_trains_and_exports(tmp_path):
     data = yaml.safe_load((REPO / "configs/smoke/kings_cribbage.yaml").read_text())
     data["network"] = {"kind": "board", "width": 8, "blocks": 1, "hidden": [16]}

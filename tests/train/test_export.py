@@ -109,6 +109,7 @@ def test_action_names_are_static_only_where_the_rules_say_so():
     assert export.action_names(EnvSpec("krz_grtn_v1")) is None  # guesses name the pictures on the table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exported", ["cromlet_v0"], indirect=True)  # the import check needs one game
 def test_onnx_agent_plays_tournaments_without_importing_torch(exported):
     _, _, _, out, _ = exported

@@ -177,6 +177,7 @@ def test_crossplay_mixes_roles_on_the_same_seeds():
         crossplay(EnvSpec("cromlet_v0"), "random", "random", games=1, seed=0)
 
 
+@pytest.mark.slow
 def test_a_roles_run_warm_starts_trains_and_exports(tmp_path):
     config = parse_config(
         {

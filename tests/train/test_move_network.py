@@ -126,6 +126,7 @@ def test_the_moves_kind_is_refused_outside_moves_mode_and_for_other_games():
         parse_config(data)
 
 
+@pytest.mark.slow
 def test_a_warm_started_moves_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path, play_legal_game):
     warm = {"teacher": "leave", "games": 2, "opponents": ["greedy"], "epochs": 1, "eval_games": 0}
     config = parse_config(smoke_config(warm_start=warm))

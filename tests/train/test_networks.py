@@ -82,6 +82,7 @@ def test_circles_policy_exports_to_onnx_and_agrees_with_torch(tmp_path):
     np.testing.assert_array_equal(actions, np.argmax(np.where(masks > 0.5, logits, -np.inf), axis=1))
 
 
+@pytest.mark.slow
 def test_a_circles_run_trains_saves_and_plays_as_ppo_and_onnx(tmp_path, play_legal_game):
     data = yaml.safe_load((REPO / "configs/smoke/cromlet.yaml").read_text())
     data["network"] = {"kind": "circles", "width": 8, "blocks": 1, "hidden": [16]}

@@ -21,6 +21,7 @@ import pytest
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import ConfigError, parse_config
 
+pytestmark = pytest.mark.slow  # every test starts a local Ray
 RLLIB_MISSING = "the rllib extra is not installed (pip install -e '.[rllib]'); CI installs it"
 RAY_TEST_SECONDS = 240  # the Ray test takes well under a minute on 2 idle cores; this is the hang guard
 

@@ -81,6 +81,7 @@ def trained_run(tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage, reason",
     [
@@ -146,6 +147,7 @@ def test_ctrl_c_in_training_saves_a_checkpoint_that_resumes(tmp_path, monkeypatc
     assert _steps(run)[-1] == "step_000000228"
 
 
+@pytest.mark.slow
 def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     """The user's path: Ctrl-C reaches the whole process group, worker processes included."""
     config = yaml.safe_load(SMOKE.read_text())
@@ -202,6 +204,7 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
     assert torch.load(Path(saved.group(1)) / "pool.pt", weights_only=True)["snapshots"]
 
 
+@pytest.mark.slow
 def test_a_run_saved_before_a_network_key_existed_still_resumes(trained_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)

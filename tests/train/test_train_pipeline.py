@@ -28,6 +28,7 @@ def config(request):
         pytest.skip(str(err))
 
 
+@pytest.mark.slow
 def test_train_checkpoint_resume_eval(config, tmp_path):
     run = tmp_path / "run"
     first = train(config, out=run, steps=128, progress=False)
@@ -59,6 +60,7 @@ def test_train_checkpoint_resume_eval(config, tmp_path):
     assert result.win_rate.shape == (2, 2) and len(result.ratings) == 2
 
 
+@pytest.mark.slow
 def test_subprocess_envs_train_and_receive_snapshots(tmp_path):
     config = load_config(SMOKE[[p.stem for p in SMOKE].index("cromlet")])
     config.sb3.vec_env.kind = "subproc"

@@ -98,6 +98,7 @@ def test_only_the_tables_creator_sets_its_pace(site):
     assert table.pace_ms == 1200
 
 
+@pytest.mark.slow
 def test_a_table_is_built_off_the_event_loop(monkeypatch):
     """While one table is slow to build, the server answers everyone else."""
     lobby = Lobby()
@@ -139,6 +140,7 @@ def logged_server(tmp_path_factory):
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_nothing_a_client_does_puts_a_traceback_in_the_log(logged_server):
     base, log = logged_server
     port = port_of(base)
@@ -178,6 +180,7 @@ def _limit_files():
 FILES, PARTIALS = 200, 260
 
 
+@pytest.mark.slow
 def test_a_normal_request_is_answered_while_hundreds_of_partial_ones_are_held(tmp_path, record_property):
     """260 connections that never finish their heads, each reopened as soon as the server closes it, against
     a server that may open 200 files: normal requests still come back, quickly, and the log stays clean."""

@@ -27,9 +27,13 @@ from tabletop.train.web.lobby import Lobby
 from tabletop.train.web.server import Server, running, runtime_installed
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(),
+        reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)",
+    ),
+]
 FLAGS = [
     "--headless",
     "--no-sandbox",

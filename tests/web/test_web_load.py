@@ -10,6 +10,8 @@ pytest.importorskip("websockets", reason="the web extra is not installed: pip in
 
 from tabletop.train.web import load
 
+pytestmark = pytest.mark.slow  # a load test: many concurrent games against one server
+
 GAMES, WAVES = 50, 3
 FLAT_KIB = 4096
 """How much the server's resident memory may grow from the second wave to the third: the first wave

@@ -36,6 +36,7 @@ def _comparable(view):
     return {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v) for k, v in view.items()}
 
 
+@pytest.mark.slow
 def test_private_observation_and_view_ignore_hidden_facts():
     game = ChrominoGame(num_players=3)
     private, omniscient = ChrominoObserver(game, omniscient=False), ChrominoObserver(game, omniscient=True)

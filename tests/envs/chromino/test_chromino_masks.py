@@ -23,6 +23,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(map(str, c.values())))
 def test_mask_equals_brute_force_search_on_random_states(config):
     game = ChrominoGame(**config)
@@ -37,6 +38,7 @@ def test_mask_equals_brute_force_search_on_random_states(config):
             state.apply(int(rng.choice(np.flatnonzero(mask))))
 
 
+@pytest.mark.slow
 def test_mask_agrees_with_a_square_by_square_check_of_sampled_placements():
     game = ChrominoGame(num_players=2)
     rng = np.random.default_rng(5)

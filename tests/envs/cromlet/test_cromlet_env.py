@@ -97,6 +97,7 @@ def test_view_shows_own_hand_only_and_full_view_shows_all():
 
 
 # --- fuzz -----------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=str)
 def test_fuzz_invariants_over_random_games(config):
     game = CromletGame(**config)

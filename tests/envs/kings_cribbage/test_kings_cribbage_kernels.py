@@ -76,6 +76,7 @@ def _positions(count: int):
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
 
 
+@pytest.mark.slow
 def test_moves_and_offers_match_the_numpy_code_on_random_positions():
     checked = 0
     for state, rack, where in _positions(POSITIONS):

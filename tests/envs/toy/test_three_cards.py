@@ -41,6 +41,7 @@ def test_a_registered_id_is_listed_and_cannot_be_registered_twice():
         envs.register(DEFINITION)
 
 
+@pytest.mark.slow
 def test_it_trains_with_the_mlp_network_and_exports_to_onnx(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("onnxruntime")

@@ -37,6 +37,7 @@ def weights(learner) -> list[torch.Tensor]:
     return [w.clone() for w in learner.dqn.q.state_dict().values()]
 
 
+@pytest.mark.slow
 def test_it_learns_to_beat_random_at_three_cards(tmp_path):
     learner = FAMILY.start(task(budget=2000), SMALL, 0, tmp_path)
     before = win_rate(learner.agent())
@@ -46,6 +47,7 @@ def test_it_learns_to_beat_random_at_three_cards(tmp_path):
     assert after >= 0.56 and after > before + 0.03, (before, after)
 
 
+@pytest.mark.slow
 def test_the_same_seed_trains_the_same_network_and_another_seed_another(tmp_path):
     runs = [FAMILY.start(task(), SMALL, seed, tmp_path / str(i)) for i, seed in enumerate((3, 3, 4))]
     for run in runs:

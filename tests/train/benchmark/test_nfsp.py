@@ -52,6 +52,7 @@ def uniform_loss(learner) -> float:
     return float(sum(math.log(m.sum()) for m in r.mask[: min(r.seen, r.capacity)]) / min(r.seen, r.capacity))
 
 
+@pytest.mark.slow
 def test_the_average_policy_fits_the_best_responses_and_opponents_get_refreshed_copies(tmp_path):
     learner = FAMILY.start(task(budget=1500), SMALL, 0, tmp_path)
     assert learner.env.opponents == {"self": 1.0} and learner.env.snapshots == ["average"]
@@ -64,6 +65,7 @@ def test_the_average_policy_fits_the_best_responses_and_opponents_get_refreshed_
     assert win_rate(learner.agent(), games=100) > 0.4  # the average policy plays whole games, legally
 
 
+@pytest.mark.slow
 def test_the_same_seed_trains_the_same_networks(tmp_path):
     runs = [FAMILY.start(task(), SMALL, seed, tmp_path / str(i)) for i, seed in enumerate((2, 2, 5))]
     for run in runs:

@@ -46,6 +46,7 @@ def run_smoke(out: Path, names: list[str], seeds: int = 2) -> dict[str, str]:
     return runner.run_grid(jobs, progress=False)
 
 
+@pytest.mark.slow
 def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(tmp_path, local_ray):
     names = smoke_families()
     statuses = run_smoke(tmp_path / "a", names)
