@@ -125,7 +125,7 @@ def test_resume_names_every_reason_when_no_checkpoint_is_complete(tmp_path):
 def test_ctrl_c_in_training_saves_a_checkpoint_that_resumes(tmp_path, monkeypatch):
     class CtrlC(SelfPlayCallback):
         def _on_step(self) -> bool:
-            if self.num_timesteps >= 100:
+            if self.num_timesteps >= 150:  # in the second rollout: the first one's update has ended
                 raise KeyboardInterrupt
             return super()._on_step()
 
@@ -135,16 +135,16 @@ def test_ctrl_c_in_training_saves_a_checkpoint_that_resumes(tmp_path, monkeypatc
     with pytest.raises(TrainingInterrupted) as stop:
         train(config, out=run, steps=256, progress=False)
     saved = read_checkpoint(stop.value.checkpoint)
-    assert saved.step == 100 and stop.value.checkpoint == run / "checkpoints" / "step_000000100"
-    assert [name for name, _ in saved.snapshots] == ["step_000000000", "step_000000064"]
+    assert saved.step == 128 and stop.value.checkpoint == run / "checkpoints" / "step_000000128"  # trained through
+    assert [name for name, _ in saved.snapshots] == ["step_000000000", "step_000000064", "step_000000128"]
     assert stop.value.advice("configs/smoke/cromlet.yaml", 256).endswith(
         f"resume with: tabletop train configs/smoke/cromlet.yaml --resume {run} --steps 256"
     )
 
     monkeypatch.undo()
-    result = train(config, steps=228, resume=run, progress=False)  # one rollout (2 envs x 64 steps) on
+    result = train(config, steps=256, resume=run, progress=False)  # one rollout (2 envs x 64 steps) on
     assert result.steps == 128 and (run / "final" / "model.zip").is_file()
-    assert _steps(run)[-1] == "step_000000228"
+    assert _steps(run)[-1] == "step_000000256"
 
 
 @pytest.mark.slow

@@ -143,14 +143,24 @@ def round_robin(
     return RoundRobin(env.env_id, list(specs), games_per_pair, rate, ratings)
 
 
+def _by_deal(games: list[dict]) -> list[list[dict]]:
+    """A pair's games grouped by deal, in order: one game each in a competitive game, one per team in a
+    cooperative one."""
+    deals: dict[int, list[dict]] = {}
+    for game in games:
+        deals.setdefault(game["seed"], []).append(game)
+    return list(deals.values())
+
+
 def _rate(specs: list[str], pair_games: list[list[dict]]) -> list[Rating]:
-    """OpenSkill ratings over every game, pairs interleaved game by game."""
+    """OpenSkill ratings over every deal, pairs interleaved deal by deal (a cooperative game's two teams play each
+    deal in turn: one match, ranked by their results)."""
     model = PlackettLuce()
     current = {s: model.rating(name=s) for s in specs}
-    for games in itertools.zip_longest(*pair_games):
-        for game in filter(None, games):
+    for deals in itertools.zip_longest(*(_by_deal(games) for games in pair_games)):
+        for deal in filter(None, deals):
             best: dict[str, float] = {}  # an agent in several seats counts by its best seat
-            for spec, ret in zip(game["seats"], game["returns"]):
+            for spec, ret in ((s, r) for game in deal for s, r in zip(game["seats"], game["returns"])):
                 best[spec] = max(best.get(spec, -np.inf), ret)
             names = list(best)
             ranks = [-best[s] for s in names]  # lower rank is better; equal returns tie

@@ -59,6 +59,7 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         step, cfg = self.num_timesteps, self.run.config
+        self.model.trained_steps = step  # the step the weights are trained through: checkpoints are written there
         self.next_snapshot = next_multiple(step, cfg.opponents.snapshot_every)
         self.next_eval = next_multiple(step, cfg.evaluation.every)
         self.next_checkpoint = next_multiple(step, cfg.checkpoint.every)
@@ -66,6 +67,10 @@ class SelfPlayCallback(BaseCallback):
             rollout = self.model.n_steps * self.model.n_envs
             end = step + math.ceil(max(0, self.run.total_steps - step) / rollout) * rollout
             self.bar = SteadyBar(total=end, initial=step, desc=cfg.env_id, unit="step", dynamic_ncols=True)
+
+    def _on_rollout_start(self) -> None:
+        if not getattr(self.model, "update_running", False):  # the last rollout's update has ended
+            self.model.trained_steps = self.num_timesteps
 
     def _on_step(self) -> bool:
         with torch.inference_mode(False):  # snapshots, evaluations and checkpoints are ordinary tensors
@@ -104,9 +109,10 @@ class SelfPlayCallback(BaseCallback):
             self.eval_seconds += time.perf_counter() - start
             self.eval_cpu_seconds += time.process_time() - cpu
             self.next_eval = next_multiple(step, self.run.config.evaluation.every)
-        if step >= self.next_checkpoint:
+        trained = self.model.trained_steps  # a checkpoint holds whole rollouts only: it waits for their update
+        if trained >= self.next_checkpoint:
             self.run.save_checkpoint(self.model)
-            self.next_checkpoint = next_multiple(step, self.run.config.checkpoint.every)
+            self.next_checkpoint = next_multiple(trained, self.run.config.checkpoint.every)
 
     def _on_rollout_end(self) -> None:
         """Training-time results by opponent kind over the last 1000 games (a cheap, noisy curve)."""
@@ -120,6 +126,7 @@ class SelfPlayCallback(BaseCallback):
         self.logger.record("time/process_cpu_seconds", time.process_time())
 
     def _on_training_end(self) -> None:
+        self.model.trained_steps = self.num_timesteps  # every collected rollout's update has ended
         if self.bar is not None:
             self.bar.close()
 

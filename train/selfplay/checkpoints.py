@@ -121,17 +121,27 @@ class TrainingInterrupted(KeyboardInterrupt):
 
 
 def write_checkpoint(
-    run_dir: Path, model, snapshots: list[tuple[str, dict]], keep: int, policy: SavedPolicy | None = None
+    run_dir: Path,
+    model,
+    snapshots: list[tuple[str, dict]],
+    keep: int,
+    policy: SavedPolicy | None = None,
+    step: int | None = None,
 ) -> Path:
-    """Write the checkpoint of `model`'s step (with `policy`, its plain policy file) beside its final folder,
-    rename it into place, keep the newest `keep` checkpoints. Returns the checkpoint folder."""
-    folder = run_dir / CHECKPOINTS / f"step_{model.num_timesteps:09d}"
+    """Write the checkpoint of `model` at `step` (default its step count; with `policy`, its plain policy file)
+    beside its final folder, rename it into place, keep the newest `keep` checkpoints. Returns the folder."""
+    step = model.num_timesteps if step is None else step
+    folder = run_dir / CHECKPOINTS / f"step_{step:09d}"
     temp = folder.with_name(WRITING + folder.name)
     if temp.exists():
         shutil.rmtree(temp)
     temp.mkdir(parents=True)
-    model.save(temp / MODEL_FILE)
-    torch.save({"step": model.num_timesteps, "snapshots": snapshots}, temp / POOL_FILE)
+    counted, model.num_timesteps = model.num_timesteps, step  # the model file records the checkpoint's step
+    try:
+        model.save(temp / MODEL_FILE)
+    finally:
+        model.num_timesteps = counted
+    torch.save({"step": step, "snapshots": snapshots}, temp / POOL_FILE)
     written = [temp / MODEL_FILE, temp / POOL_FILE]
     if policy is not None:
         written.append(write_policy(temp / POLICY_FILE, policy))

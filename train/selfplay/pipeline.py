@@ -65,6 +65,7 @@ class _Update(threading.Thread):
         super().__init__(name="ppo-update", daemon=True)
         self.view = copy.copy(model)  # a shallow copy: the same learner and optimiser, its own counters
         self.view.rollout_buffer = buffer
+        self.step = model.num_timesteps  # its rollout's last step: what the learner is trained through after it
         self.view.set_logger(Logger(folder=None, output_formats=[]))
         self.error: BaseException | None = None
 
@@ -76,11 +77,13 @@ class _Update(threading.Thread):
             self.error = error
 
     def finish(self, model: MaskablePPO) -> None:
-        """Wait for the update, then hand its counters and logged values to `model`."""
+        """Wait for the update, then hand its counters, the step it trained through and its logged values to
+        `model`."""
         self.join()
         if self.error is not None:
             raise self.error
         model._n_updates = self.view._n_updates
+        model.trained_steps = self.step
         for key, value in self.view.logger.name_to_value.items():
             model.logger.record(key, value)
 
@@ -124,6 +127,8 @@ def learn_overlapped(
     finally:
         if update is not None:  # interrupted: let the update end before anyone reads the learner
             update.join()
+            if update.error is None:
+                model.trained_steps = update.step
     callback.on_training_end()
     return model
 

@@ -268,8 +268,12 @@ class Run:
         return rows
 
     def save_checkpoint(self, model: MaskablePPO) -> Path:
+        """A checkpoint at the last step the weights were trained through (`trained_steps`, kept by the callback
+        and the overlapped loop): a rollout cut short by a save or Ctrl-C is collected again on resume, so a
+        resumed run ends at the step an uninterrupted one does."""
+        step = getattr(model, "trained_steps", model.num_timesteps)
         return write_checkpoint(
-            self.run_dir, model, self.snapshots, self.config.checkpoint.keep, self.policy_file(model)
+            self.run_dir, model, self.snapshots, self.config.checkpoint.keep, self.policy_file(model), step
         )
 
     def policy_file(self, model: MaskablePPO):
