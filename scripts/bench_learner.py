@@ -101,7 +101,7 @@ def result_of(process: subprocess.Popen, config: Path) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _config_file(source: str, folder: Path) -> Path:
+def config_file(source: str, folder: Path) -> Path:
     """The training config `source` names: itself, or for SUITE.yaml:TASK the task's ppo family written to
     `folder` as TASK.yaml."""
     path, task = split_task(source)
@@ -166,7 +166,7 @@ def main() -> int:
             raise SystemExit(f"--after {item!r}: expected KEY=VALUE, e.g. sb3.overlap=true")
         after[key] = yaml.safe_load(value)
     with tempfile.TemporaryDirectory() as folder, tabletop_at(args.commit) as python_path:
-        configs = [_config_file(source, Path(folder)) for source in args.configs]
+        configs = [config_file(source, Path(folder)) for source in args.configs]
         sides = {"before": python_path, "after": None}
         totals = {}
         for round_ in range(args.rounds):

@@ -180,3 +180,32 @@ def test_a_dense_batch_stays_dense_and_evaluates_the_same():
     actions = torch.tensor([int(np.flatnonzero(m)[0]) for m in masks])
     for a, b in zip(*(p.evaluate_actions(obs, actions, action_masks=masks) for p in (dense, sparse))):
         torch.testing.assert_close(a.flatten(), b.flatten())
+
+
+def test_export_folds_the_bag_into_a_dense_onnx_layer(tmp_path):
+    """The exported model reads the dense observation (the bag's weight is a dense Linear's) and gives the logits
+    the learner computes on sparse rows."""
+    pytest.importorskip("onnxruntime")
+    from tabletop.agents import OnnxAgent
+    from tabletop.envs import EnvSpec
+    from tabletop.train.selfplay.policy import build_policy
+    from tabletop.train.serving import export
+
+    spec = EnvSpec("chromino_v1", {"num_players": 2})
+    env = spec.make_raw()
+    agent = env.possible_agents[0]
+    torch.manual_seed(0)
+    policy = build_policy(
+        env.observation_space(agent)["observation"], env.action_space(agent), policy_kwargs([32], "tanh"), MlpPolicy
+    )
+    with torch.no_grad():
+        torch.nn.init.normal_(policy.action_net.weight, std=1.0)
+    export.export_policy(policy, tmp_path, spec)
+    observations, masks = export.sample_positions(spec, 40, seed=5)
+    logits, _ = OnnxAgent(tmp_path).logits_and_actions(observations, masks)
+    features = policy.extract_features(torch.as_tensor(observations))
+    assert isinstance(features, SparseRows)
+    with torch.no_grad():
+        learner = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+    legal = masks > 0
+    assert np.max(np.abs(logits - learner)[legal]) <= 1e-5
