@@ -51,6 +51,7 @@ def weights(learner) -> list[torch.Tensor]:
     return [w.clone() for w in learner.net.state_dict().values()]
 
 
+@pytest.mark.slow
 def test_a_small_run_learns_from_the_search_and_beats_its_start(tmp_path):
     """From untrained weights, six iterations of the search's targets (games against random) make the network
     alone stronger against `patient` on 60 fixed deals, and every fit lowers the losses on the games it fitted.
@@ -67,6 +68,7 @@ def test_a_small_run_learns_from_the_search_and_beats_its_start(tmp_path):
         )
 
 
+@pytest.mark.slow
 def test_the_same_seed_trains_the_same_network_and_a_save_resumes_bit_for_bit(tmp_path):
     straight = FAMILY.start(task(), QUICK, 3, tmp_path / "a")
     straight.train_until(300)  # two iterations of about 230 decisions
@@ -97,6 +99,7 @@ def test_a_bad_search_key_fails_before_any_game(tmp_path):
         FAMILY.start(task(), {**SMALL, "search": "sims=8,guard=1"}, 0, tmp_path)
 
 
+@pytest.mark.slow
 def test_tabletop_train_runs_the_family_and_its_policy_guides_the_search(tmp_path, capsys):
     config = tmp_path / "alphazero.yaml"
     config.write_text(

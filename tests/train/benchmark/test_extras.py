@@ -27,6 +27,7 @@ def benchmark_without_ray(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_family_whose_extra_is_missing_is_skipped_with_one_line_before_any_run(tmp_path):
     out = tmp_path / "grid"
     done = benchmark_without_ray(str(SMOKE), "--algorithms", "rllib_ppo,ppo", "--seeds", "1", "--out", str(out))

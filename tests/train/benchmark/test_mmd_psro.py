@@ -57,6 +57,7 @@ class FirstLegal:
         return int(np.flatnonzero(action_mask)[0])
 
 
+@pytest.mark.slow
 def test_mmd_learns_to_beat_random_at_three_cards(tmp_path):
     params = {"num_envs": 8, "n_steps": 32, "hidden": [64], "learning_rate": 3e-3, "gamma": 1.0}
     learner = load_family("mmd").start(task(budget=4000), params, 0, tmp_path)
@@ -66,6 +67,7 @@ def test_mmd_learns_to_beat_random_at_three_cards(tmp_path):
     assert after >= 0.56 and after > before + 0.03, (before, after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mmd", "psro"])
 def test_a_family_trains_reproducibly_and_its_save_resumes(name, tmp_path):
     family = load_family(name)

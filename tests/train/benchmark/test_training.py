@@ -74,6 +74,7 @@ def test_bad_family_configs_are_one_line_errors():
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", [f for f in PROTOCOL if f in FAMILIES])
 def test_tabletop_train_trains_a_protocol_family_into_a_run_folder_whose_policy_plays(family, tmp_path, capsys):
     config = tmp_path / f"{family}.yaml"
