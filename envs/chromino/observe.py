@@ -247,7 +247,8 @@ class ChrominoObserver:
         fraction of the unseen tiles without a place after it, 1 if it leaves the hand a lone chameleon)."""
         hand = np.asarray(state.hands[mover], dtype=np.int64)
         rivals = [h[0] for s, h in enumerate(state.hands) if s != mover and len(h) == 1 and not state.finished[s]]
-        seen = np.zeros(T.NUM_TILES, dtype=bool)
+        seen = np.ones(T.NUM_TILES, dtype=bool)
+        seen[self.game.tiles_in_play(state.placements[0].tile)] = False  # a tile out of the box is no unseen one
         seen[hand] = True
         seen[[p.tile for p in state.placements]] = True
         unseen = np.flatnonzero(~seen)

@@ -69,7 +69,7 @@ def resample(state, seat: int, rng: np.random.Generator):
 
     seen = set(state.hands[seat]) | {t for h in state.hands if len(h) == 1 for t in h}
     seen |= {p.tile for p in state.placements} | {t for p in hidden for t in known[p]}
-    pool = np.array(sorted(set(range(T.NUM_TILES)) - seen), dtype=np.int64)
+    pool = np.array(sorted(set(state.game.tiles_in_play(state.placements[0].tile)) - seen), dtype=np.int64)
     taken = np.zeros(len(pool), dtype=bool)
 
     def take(count: int, allowed: np.ndarray) -> list[int]:

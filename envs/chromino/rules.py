@@ -24,7 +24,7 @@ from tabletop.envs.core import (
     winners_returns,
 )
 from tabletop.envs.core.chance import IN_ORDER, Chance, as_chance
-from tabletop.envs.core.params import int_range, int_words, per_player_count
+from tabletop.envs.core.params import int_range, int_words, is_int, per_player_count
 from tabletop.envs.core.state import ILLEGAL, UNNAMED
 from tabletop.envs.core.validate import check_playable
 
@@ -64,7 +64,20 @@ PARAMETERS = Parameters(
         "expert: points lost per tile left in hand at the end",
         **int_range(0, MAX_POINTS),
     ),
+    Param(
+        "box",
+        None,
+        "the bag's tiles: by default every tile but the start chameleon; or a list of normal tiles (ids 0-74 as "
+        "tiles.py numbers them) for a smaller game, with the start chameleon the only chameleon",
+        check=lambda v: v is None or _is_box(v),
+        convert=tuple,
+        allowed="every tile (the default), or a list of distinct tile ids from 0 to 74, hand_size * num_players or more",
+    ),
 )
+
+
+def _is_box(tiles: Any) -> bool:
+    return all(is_int(t) and 0 <= t < T.NUM_NORMAL for t in tiles) and len(set(tiles)) == len(tiles) > 0
 
 
 class ChrominoGame:
@@ -82,7 +95,8 @@ class ChrominoGame:
                 f"{self.name}: num_players={num_players} is not allowed with variant={variant!r}{hint}; "
                 f"allowed: {', '.join(map(str, PLAYER_COUNTS[variant]))}"
             )
-        most = (T.NUM_TILES - 1) // num_players
+        self.box = self.params["box"]
+        most = (T.NUM_TILES - 1 if self.box is None else len(self.box)) // num_players
         if hand_size > most:
             raise ParameterError(
                 f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
@@ -99,13 +113,23 @@ class ChrominoGame:
         self.num_actions = self.actions.num_actions
 
     def config(self) -> dict[str, Any]:
-        """The parameters, as written into every state's JSON."""
-        return dict(self.params)
+        """The parameters, as written into every state's JSON (`box` only when there is one: saved states of the
+        whole set stay what they were)."""
+        config = dict(self.params)
+        if self.box is None:
+            del config["box"]
+        else:
+            config["box"] = list(self.box)
+        return config
+
+    def tiles_in_play(self, start: int) -> list[int]:
+        """Every tile of a game that starts with `start`: the whole set, or the box and the start chameleon."""
+        return list(range(T.NUM_TILES)) if self.box is None else sorted({*self.box, start})
 
     def new_initial_state(self, rng: np.random.Generator | Chance) -> ChrominoState:
         chance = as_chance(rng)
         start = T.NUM_NORMAL + chance.integers(T.NUM_COLOURS)
-        bag = [int(t) for t in chance.shuffled(T.NUM_TILES) if t != start]
+        bag = [int(t) for t in chance.shuffled(T.NUM_TILES if self.box is None else self.box) if t != start]
         hands = [sorted(chance.draw(bag) for _ in range(self.hand_size)) for _ in range(self.num_players)]
         first = chance.integers(self.num_players)
         state = ChrominoState(self, hands, bag, [start_placement(self.grid_size, start)], first)

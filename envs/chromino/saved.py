@@ -102,7 +102,7 @@ def read(game: Any, data: Any) -> Position:
     hands = [sorted(h) for h in _hands(data, n)]
     bag = _tiles(get(data, "bag", list), "bag")
     placements = _placements(data, game.grid_size)
-    _check_every_tile_once(hands, bag, placements)
+    _check_every_tile_once(hands, bag, placements, game)
     values = _check_layout(placements, game)
     finished = _flags(data, "finished", n)
     points = _ints(data, "points", n)
@@ -197,7 +197,7 @@ def _placements(data: Any, grid_size: int) -> list[Placement]:
 
 
 # --- the tiles and the table ---------------------------------------------------------------------------------
-def _check_every_tile_once(hands: list[list[int]], bag: list[int], placements: list[Placement]) -> None:
+def _check_every_tile_once(hands: list[list[int]], bag: list[int], placements: list[Placement], game: Any) -> None:
     places = [(f"hands[{s}]", h) for s, h in enumerate(hands)] + [
         ("bag", bag),
         ("placements", [p.tile for p in placements]),
@@ -210,7 +210,12 @@ def _check_every_tile_once(hands: list[list[int]], bag: list[int], placements: l
             raise InvalidStateError(
                 field, f"{T.tile_name(int(again[0]))} is here again: each of the 80 tiles exists once"
             )
-    missing = np.flatnonzero(seen == 0)
+    in_play = np.zeros(T.NUM_TILES, dtype=bool)
+    in_play[game.tiles_in_play(placements[0].tile)] = True
+    extra = np.flatnonzero(seen.astype(bool) & ~in_play)
+    if extra.size:
+        raise InvalidStateError("tiles", f"{T.tile_name(int(extra[0]))} is not in this game's box")
+    missing = np.flatnonzero((seen == 0) & in_play)
     if missing.size:
         raise InvalidStateError(
             "tiles", f"{T.tile_name(int(missing[0]))} is missing: in no hand, not in the bag, not on the table"
@@ -465,7 +470,7 @@ def _check_turn_counts(pos: Position, game: Any) -> None:
     has tiles it lays or draws at least one. With t turns finished, seat s has had its share of them; some t
     must let every seat's (p, d) fit and the placements add up."""
     n, h = game.num_players, game.hand_size
-    dealt_bag = T.NUM_TILES - 1 - n * h
+    dealt_bag = len(game.tiles_in_play(pos.placements[0].tile)) - 1 - n * h
     require(
         len(pos.bag) <= dealt_bag,
         "bag",
