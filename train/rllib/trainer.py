@@ -10,6 +10,7 @@ The run folder follows the SB3 path's layout where it fits:
 
     config.yaml                   the validated config (with the step budget actually used)
     logs/progress.csv             one row per iteration: learner steps, env steps, seconds, training results
+    logs/ray.log                  Ray's and RLlib's own log lines and warnings (kept out of the terminal)
     eval.csv                      win rates against every baseline at each evaluation (same columns)
     checkpoints/step_N/           algorithm/ (RLlib's checkpoint: every module, optimiser and sampler
                                   state; `Algorithm.from_checkpoint` loads it) and policy.pt (the plain
@@ -39,6 +40,7 @@ from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
 from tabletop.agents.networks.mlp import from_heads
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy, write_policy
 from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
+from tabletop.train.rllib.logs import to_run_folder
 from tabletop.train.rllib.stats import summarize
 from tabletop.train.rllib.table import LEARNER, snapshot_modules
 from tabletop.train.selfplay.config import SELF, TrainConfig
@@ -83,30 +85,34 @@ def ray_address(config: TrainConfig) -> str | None:
 
 
 @contextmanager
-def ray_session(config: TrainConfig):
+def ray_session(config: TrainConfig, log_folder: Path | None = None):
     """Ray for one run: joins `ray_address` (a cluster keeps running afterwards), or starts a small local Ray
     (`rllib.num_cpus`, `rllib.object_store_mb`, no dashboard, no token) and stops it after. A Ray already
-    running in this process (a test's, a notebook's) is used as it is."""
+    running in this process (a test's, a notebook's) is used as it is. With `log_folder`, Ray's log lines and
+    warnings go to its ray.log, out of the progress display."""
     import ray
+    import ray.rllib  # noqa: F401 (its loggers exist, with their own stderr handlers, before they are redirected)
 
-    if ray.is_initialized():
-        yield
-        return
-    address = ray_address(config)
-    if address is not None:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local, single-user Ray needs no token
-        ray.init(
-            num_cpus=config.rllib.num_cpus,
-            include_dashboard=False,
-            object_store_memory=config.rllib.object_store_mb * 2**20,
-            log_to_driver=False,
-        )
-    try:
-        yield
-    finally:
-        ray.shutdown()
+    with to_run_folder(log_folder) as settle:
+        if ray.is_initialized():
+            yield
+            return
+        address = ray_address(config)
+        if address is not None:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local, single-user Ray needs no token
+            ray.init(
+                num_cpus=config.rllib.num_cpus,
+                include_dashboard=False,
+                object_store_memory=config.rllib.object_store_mb * 2**20,
+                log_to_driver=False,
+            )
+        settle()
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 # --- the algorithm -----------------------------------------------------------------------------------------
@@ -322,7 +328,7 @@ def train(
     (run_dir / "config.yaml").write_text(yaml.safe_dump({**config.to_dict(), "total_steps": total}, sort_keys=False))
     torch.set_num_threads(config.torch_threads)
 
-    with ray_session(config):
+    with ray_session(config, run_dir / "logs"):
         algo = algorithm_config(config).build_algo()
         try:
             run = Run(config, run_dir, algo)

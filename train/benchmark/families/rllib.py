@@ -96,9 +96,9 @@ class RLlibLearner:
 
         torch.set_num_threads(1)
         self.config = config = train_config(task, algorithm, params, seed)
-        self.folder = folder
+        self.task, self.folder = task, folder
         self.ray_context = ExitStack()  # the Ray session, held until `close`
-        self.ray_context.enter_context(ray_session(config))
+        self.ray_context.enter_context(ray_session(config, folder / "logs"))  # Ray's lines: out of the bar
         try:
             algo_config = algorithm_config(config).environment(
                 benchmark_env(), env_config=env_config(config), disable_env_checking=True
@@ -148,10 +148,14 @@ class RLlibLearner:
     def agent(self):
         from tabletop.agents import PolicyAgent
 
-        return PolicyAgent(self.run.policy().build(), name="learner")
+        sample = self.task.eval_mode == "sample"
+        return PolicyAgent(self.run.policy().build(), name="learner", seed=self.config.seed, sample=sample)
 
     def save(self) -> None:
         import json
+
+        from tabletop.agents.networks import POLICY_FILE
+        from tabletop.agents.networks.saved import write_policy
 
         temp = self.folder / f".writing-{ALGORITHM}"
         if temp.exists():
@@ -165,6 +169,7 @@ class RLlibLearner:
             shutil.rmtree(old)
         state = {"steps": self.steps, "counter": self.counter, "next_slot": self.run.next_slot}
         (self.folder / STATE_FILE).write_text(json.dumps(state))
+        write_policy(self.folder / POLICY_FILE, self.run.policy())
 
     def close(self) -> None:
         from tabletop.train.rllib.trainer import stop
