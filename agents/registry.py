@@ -108,9 +108,15 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         return make_search(env, game_of(env.env_id), policies, spec, lambda: make_agent(env, PRETRAINED), seed=seed)
     if path and kind == "ppo":
         require("a trained policy (ppo: agent)", "torch")
+        from tabletop.agents.networks.runs import load_saved
         from tabletop.agents.policy_agent import PolicyAgent
 
-        return PolicyAgent.load(path, env, seed=seed)
+        saved = load_saved(path, env)
+        if _plays_through_adapter(saved.env, env):  # a moves-mode Kings Cribbage run at a tiles-mode table
+            from tabletop.agents.kings_cribbage_tiles import at_table
+
+            return at_table(PolicyAgent.from_saved(saved, saved.env, f"ppo:{path}", seed), env, saved.env)
+        return PolicyAgent.from_saved(saved, env, name=f"ppo:{path}", seed=seed)
     if path and kind == "onnx":
         from tabletop.agents.onnx_agent import OnnxAgent
 

@@ -161,6 +161,14 @@ def _benchmark(args: argparse.Namespace) -> int:
         from tabletop.train.benchmark.report import REPORT, results_table, write_report
 
         written = write_report(Path(args.folder), plots=not args.no_plots)
+        if args.ship is not None:  # the raw records without the saves, and the report made from them alone
+            from tabletop.train.benchmark.ship import ship
+
+            written = ship(Path(args.folder), Path(args.ship), plots=not args.no_plots)
+        if args.population is not None:  # every family's final policy, the heuristics and search, one table a task
+            from tabletop.train.benchmark.population import population_tables
+
+            population_tables(Path(args.folder), args.population)
         print(results_table(json.loads((Path(args.folder) / REPORT / "summary.json").read_text())))
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
@@ -323,7 +331,15 @@ def _agent(args: argparse.Namespace) -> int:
     from tabletop.agents import OnnxAgent
     from tabletop.train.serving.agent_server import AgentServer
 
-    server = AgentServer(OnnxAgent(args.model))
+    try:
+        table = json.loads(args.env_kwargs) if args.env_kwargs is not None else None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"--env-kwargs is not valid JSON ({err}): {args.env_kwargs}") from None
+    if table is not None and not isinstance(table, dict):
+        raise ValueError(
+            f'--env-kwargs must be a JSON object such as \'{{"action_mode": "tiles"}}\', got {args.env_kwargs}'
+        )
+    server = AgentServer(OnnxAgent(args.model), table)
     try:
         server.serve(sys.stdin.buffer, sys.stdout)  # bytes: the server checks each line's encoding itself
     except BrokenPipeError:  # the client closed its end: nobody is left to answer
@@ -638,6 +654,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve an exported policy: one JSON state (or observation + mask) per stdin line, one action per stdout line",
     )
     a.add_argument("--model", required=True, help="an export folder (tabletop export): model.onnx and metadata.json")
+    a.add_argument(
+        "--env-kwargs",
+        metavar="JSON",
+        help="the table's game arguments where they differ from the export's, e.g. '{\"action_mode\": \"tiles\"}' "
+        "for a moves-mode Kings Cribbage export at the default tiles table (it then answers states only)",
+    )
     a.set_defaults(func=_agent)
 
     p = sub.add_parser("play", help="play a game in the terminal against an agent")
@@ -718,6 +740,19 @@ def report_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("folder", metavar="DIR", help="the benchmark folder (the --out of tabletop benchmark SUITE)")
     r.add_argument("--no-plots", action="store_true", help="tables and JSON only")
+    r.add_argument(
+        "--ship",
+        metavar="DEST",
+        help="also copy the folder's raw records (no saves) into the new folder DEST and report there "
+        "(what docs/benchmark/ ships)",
+    )
+    r.add_argument(
+        "--population",
+        type=positive_int,
+        metavar="GAMES",
+        help="also a round robin of every family's final policy, the heuristics and a search player per competitive "
+        "task, GAMES per pair, with ratings (report/population/<task>/; default: none)",
+    )
     r.set_defaults(func=_benchmark, command="benchmark", suite="report")
     return r
 

@@ -32,10 +32,21 @@ MAX_ERROR_CHARS = 2000
 class AgentServer:
     """Answers requests for one exported policy; `answer` never raises, whatever the line holds."""
 
-    def __init__(self, agent: OnnxAgent):
+    def __init__(self, agent: OnnxAgent, table: dict[str, Any] | None = None):
+        """`table`: the game arguments of the client's table where they differ from the export's; a moves-mode
+        Kings Cribbage export at a tiles-mode table (`{"action_mode": "tiles"}`) plays through the tiles adapter,
+        from states only (it reads the position, not a vector)."""
+        from tabletop.agents.kings_cribbage_tiles import at_table
+
         self.agent = agent
         meta = agent.metadata
-        self.env = EnvSpec(meta["env_id"], meta["env_kwargs"]).make_raw()  # its observer encodes as in training
+        trained = EnvSpec(meta["env_id"], meta["env_kwargs"])
+        spec = trained.with_kwargs(**table) if table else trained
+        self.player = at_table(agent, spec, trained) if table else agent
+        self.adapted = self.player is not agent
+        if table and not self.adapted and spec != trained:
+            raise ValueError(f"{meta['env_id']} {dict(table)}: the export plays {trained} only")
+        self.env = spec.make_raw()  # the table's rules; an unadapted export's observer encodes as in training
         self.max_line_bytes = line_limit(agent.obs_size + agent.num_actions)
 
     def answer(self, line: bytes | str) -> dict[str, Any]:
@@ -84,6 +95,8 @@ class AgentServer:
             return self._from_state(request["state"])
         if "observation" not in request or "action_mask" not in request:
             raise ValueError('a request needs "state", or both "observation" and "action_mask"')
+        if self.adapted:
+            raise ValueError('at this table the policy reads the position: send {"state": ...}, not vectors')
         observation = _numbers(request["observation"], "observation")
         mask = _numbers(request["action_mask"], "action_mask")
         return {"action": self.agent.act(observation, mask)}  # the agent checks both, and its answer
@@ -100,7 +113,11 @@ class AgentServer:
             ) from None
         if state.is_terminal():
             raise ValueError("the game in this state is over: no one is to move")
-        action = self.agent.act(self.env.observer.encode(state, state.current_player), state.legal_action_mask())
+        seat, mask = state.current_player, state.legal_action_mask()
+        if self.adapted:
+            action = self.player.act(None, mask, state.view(seat))
+        else:
+            action = self.agent.act(self.env.observer.encode(state, seat), mask)
         return {"action": action, "name": state.action_to_string(action)}
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.agents import make_agent
+from tabletop.agents.kings_cribbage_tiles import plays_at
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.agents.registry import (
     PRETRAINED,
@@ -214,9 +215,10 @@ class Lobby:
     def _seat(self, spec: EnvSpec, index: int, choice: str, seed: int | None) -> Seat:
         if choice in (YOU, PERSON):
             return Seat(index, HUMAN)
-        if choice.startswith(PAGE):
+        if choice.startswith(PAGE) and not _adapted_on_server(spec, choice[len(PAGE) :]):
             folder, options = _page_policy(spec, choice[len(PAGE) :])
             return Seat(index, choice, policy=folder, observation_options=options)
+        choice = choice.removeprefix(PAGE)  # a policy that needs its game's adapter (Python) plays on the server
         try:
             agent = self._agent(spec, choice, None if seed is None else seed + 1 + index)
         except (ValueError, ImportError) as err:  # a policy for another game, a missing extra
@@ -313,6 +315,18 @@ def _ships_pretrained(env_id: str) -> bool:
         except (OSError, ValueError):
             continue
     return False
+
+
+def _adapted_on_server(spec: EnvSpec, choice: str) -> bool:
+    """Whether the export `choice` plays at `spec` only through its game's adapter (a moves-mode Kings Cribbage
+    policy at a tiles-mode table), which runs in Python: then the seat is played on the server, not in the page."""
+    try:
+        folder = pretrained_folder(spec) if choice == PRETRAINED else Path(choice.partition(":")[2])
+        meta = json.loads((folder / METADATA_FILE).read_text())
+        trained = EnvSpec(meta.get("env_id"), meta.get("env_kwargs") or {})
+    except (OSError, TypeError, ValueError):  # _page_policy names what is wrong
+        return False
+    return plays_at(trained, spec)
 
 
 def _page_policy(spec: EnvSpec, choice: str) -> tuple[Path, dict[str, Any]]:
