@@ -24,6 +24,7 @@ EXTRA_OF = {  # importable module -> the extra that installs it (None: no extra 
     "uvicorn": "web",
     "websockets": "web",
     "ray": "rllib",
+    "pyspiel": "openspiel",
     "pygame": "dev",  # PettingZoo's classic envs (the bench baselines) import it
     "rlcard": None,  # PettingZoo's texas_holdem_v4 imports it
 }

@@ -22,12 +22,38 @@ def draw_all(summary: dict[str, Any], out: Path) -> list[Path]:
         written.append(_improvement(summary["probability_of_improvement"], out / "probability_of_improvement.png"))
     if any(summary["sample_efficiency"].values()):
         written.append(_sample_efficiency(summary["sample_efficiency"], out / "sample_efficiency.png"))
+    for task, curves in summary.get("exploitability", {}).items():
+        written.append(_exploitability(task, curves, out / f"exploitability_{task}.png"))
     return written
+
+
+def _exploitability(task: str, curves: dict[str, Any], path: Path) -> Path:
+    """NashConv against learner steps on a log scale, IQM over seeds with its band; CFR+ as the reference line."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, points in curves["families"].items():
+        if not points:
+            continue
+        steps = [p["step"] for p in points]
+        (line,) = ax.plot(steps, [p["value"] for p in points], marker="o", ms=3, label=name)
+        ax.fill_between(
+            steps, [p["low"] for p in points], [p["high"] for p in points], color=line.get_color(), alpha=0.2
+        )
+    cfr = curves["cfr_plus"]["curve"]
+    if cfr:
+        ax.axhline(
+            cfr[-1]["nash_conv"], color="black", ls="--", lw=1, label=f"CFR+ ({cfr[-1]['iteration']} iterations)"
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("NashConv (IQM over seeds, 95% CI)")
+    ax.set_title(task)
+    ax.legend()
+    return _save(fig, path)
 
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, metadata={"Software": None})  # no version stamp: the same summary, the same bytes
     plt.close(fig)
     return path
 
@@ -50,11 +76,12 @@ def _aggregate(aggregate: dict[str, Any], path: Path) -> Path:
 def _profiles(profiles: dict[str, Any], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 4))
     taus = profiles["taus"]
-    for name, values in profiles.items():
+    for name, band in profiles.items():
         if name != "taus":
-            ax.plot(taus, values, label=name)
+            (line,) = ax.plot(taus, band["value"], label=name)
+            ax.fill_between(taus, band["low"], band["high"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("normalised score tau")
-    ax.set_ylabel("fraction of runs with score > tau")
+    ax.set_ylabel("fraction of runs with score > tau (95% CI)")
     ax.legend()
     return _save(fig, path)
 

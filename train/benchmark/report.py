@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from tabletop.train.benchmark import stats
+from tabletop.train.benchmark.exact import CFR_FILE
 from tabletop.train.benchmark.runner import (
+    ABSOLUTE_FILE,
     EVALS_FILE,
     FINISHED,
     GRID_FILE,
@@ -36,7 +38,8 @@ from tabletop.train.benchmark.runner import (
 from tabletop.train.benchmark.scoring import normalised
 
 REPORT = "report"
-TAUS = np.linspace(0.0, 2.0, 81)  # performance-profile thresholds on the normalised score
+PROFILE_POINTS = 81  # performance-profile thresholds, from the lowest observed final score to the highest
+SE_TARGET = 0.03  # the standard error (normalised units) a final evaluation should stay within
 
 
 @dataclass
@@ -46,6 +49,12 @@ class Collected:
     envs: dict[str, str] = field(default_factory=dict)  # task -> env id
     curves: dict[str, dict[str, dict[int, dict[int, dict[str, float]]]]] = field(default_factory=dict)
     """task -> algorithm -> seed -> scheduled step -> {"normalised_score", "raw_score", "learner_steps"}"""
+    absolute: dict[str, dict[str, dict[int, dict[str, float]]]] = field(default_factory=dict)
+    """task -> algorithm -> seed -> the best evaluation's policy on more deals (absolute.json), normalised"""
+    references: dict[str, dict] = field(default_factory=dict)
+    cooperative: set[str] = field(default_factory=set)
+    exact: dict[str, dict] = field(default_factory=dict)
+    """exact task -> its CFR+ reference line (cfr_plus.json)"""
     unsupported: dict[tuple[str, str], str] = field(default_factory=dict)
     unfinished: list[str] = field(default_factory=list)
 
@@ -58,9 +67,16 @@ class Collected:
         runs = self.curves[task][algorithm]
         return np.array([runs[seed][max(runs[seed])]["normalised_score"] for seed in sorted(runs)])
 
-    def common_tasks(self) -> list[str]:
-        """The tasks every algorithm of the folder finished runs of (the ones aggregates are taken over)."""
-        return [t for t in sorted(self.curves) if all(a in self.curves[t] for a in self.algorithms)]
+    def final_se(self, task: str, algorithm: str) -> float:
+        """The mean over runs of the last evaluation's standard error, in normalised units."""
+        runs = self.curves[task][algorithm]
+        return float(np.mean([runs[seed][max(runs[seed])]["normalised_se"] for seed in sorted(runs)]))
+
+    def common_tasks(self, cooperative: bool = False) -> list[str]:
+        """The competitive (or cooperative) tasks every algorithm of the folder finished runs of: the ones an
+        aggregate is taken over. The cooperative tasks, scored in levels, are aggregated on their own."""
+        tasks = [t for t in sorted(self.curves) if (t in self.cooperative) == cooperative]
+        return [t for t in tasks if all(a in self.curves[t] for a in self.algorithms)]
 
 
 def collect(folder: Path) -> Collected:
@@ -71,7 +87,7 @@ def collect(folder: Path) -> Collected:
             f"{folder} holds no benchmark ({GRID_FILE} is missing): give the --out of `tabletop benchmark`"
         )
     found = Collected()
-    references: dict[str, dict] = {}
+    references = found.references
     for run in grid["runs"]:
         path = folder / run["folder"]
         task, algorithm, seed = run["task"], run["algorithm"], run["seed"]
@@ -87,22 +103,43 @@ def collect(folder: Path) -> Collected:
             if ref is None:
                 raise ValueError(f"{folder / task / REFERENCE_FILE} is missing: rerun the benchmark command to make it")
             references[task] = ref
-        found.envs[task] = read_json(path / RUN_FILE)["task"]["env"]["env_id"]
+        setting = read_json(path / RUN_FILE)["task"]
+        found.envs[task] = setting["env"]["env_id"]
+        if setting["learner_seats"] == "all":
+            found.cooperative.add(task)
+        if setting.get("exact"):
+            found.exact[task] = read_json(folder / task / CFR_FILE, {"iterations": 0, "curve": []})
         points = found.curves.setdefault(task, {}).setdefault(algorithm, {}).setdefault(seed, {})
+        span = references[task]["one"] - references[task]["zero"]
         for record in read_json(path / EVALS_FILE):
-            points[record["step"]] = {
-                "normalised_score": normalised(record["raw"], references[task]),
-                "raw_score": record["raw"],
-                "learner_steps": record["learner_steps"],
-            }
+            points[record["step"]] = _point(record, references[task], span)
+        absolute = read_json(path / ABSOLUTE_FILE)
+        if absolute is not None:
+            found.absolute.setdefault(task, {}).setdefault(algorithm, {})[seed] = _point(
+                absolute, references[task], span
+            )
     if not found.curves:
         raise ValueError(f"{folder} holds no finished run yet: nothing to report")
     return found
 
 
+def _point(record: dict[str, Any], reference: dict[str, Any], span: float) -> dict[str, float]:
+    point = {
+        "normalised_score": normalised(record["raw"], reference),
+        "raw_score": record["raw"],
+        "normalised_se": record.get("se", float("nan")) / span,
+    }
+    if "learner_steps" in record:
+        point["learner_steps"] = record["learner_steps"]
+    if "nash_conv" in record:
+        point["nash_conv"] = record["nash_conv"]
+    return point
+
+
 def marl_eval(found: Collected) -> dict[str, Any]:
     """env -> task -> algorithm -> run_<seed> -> step_<i> -> {step_count, metric: [value]}, and per run
-    `absolute_metrics` (the last evaluation), as marl-eval reads them."""
+    `absolute_metrics` (the best evaluation's policy on more deals; the last evaluation when not measured), as
+    marl-eval reads them."""
     out: dict[str, Any] = {}
     for task, algorithms in sorted(found.curves.items()):
         for algorithm, runs in sorted(algorithms.items()):
@@ -116,7 +153,7 @@ def marl_eval(found: Collected) -> dict[str, Any]:
                     }
                     for i, step in enumerate(steps)
                 }
-                last = points[steps[-1]]
+                last = found.absolute.get(task, {}).get(algorithm, {}).get(seed, points[steps[-1]])
                 run["absolute_metrics"] = {
                     "normalised_score": [last["normalised_score"]],
                     "raw_score": [last["raw_score"]],
@@ -131,17 +168,28 @@ def _estimate(scores: stats.Scores, statistic, seed: int) -> dict[str, float]:
 
 
 def summarise(found: Collected) -> dict[str, Any]:
-    """Per task and aggregated: IQM and mean with intervals; P(X > Y); IQM against learner steps."""
+    """Per task and aggregated (competitive tasks together, cooperative ones on their own): IQM and mean with
+    intervals; P(X > Y); IQM against learner steps; performance profiles with bands; each task's scale."""
     algorithms, common = found.algorithms, found.common_tasks()
     per_task = {
         task: {
-            a: {"runs": len(found.curves[task][a]), **{k: _estimate([found.final(task, a)], f, 0) for k, f in _STATS}}
+            a: {
+                "runs": len(found.curves[task][a]),
+                "final_se": found.final_se(task, a),
+                **{k: _estimate([found.final(task, a)], f, 0) for k, f in _STATS},
+            }
             for a in sorted(found.curves[task])
         }
         for task in sorted(found.curves)
     }
     finals = {a: [found.final(t, a) for t in common] for a in algorithms}
     aggregate = {a: {k: _estimate(finals[a], f, 0) for k, f in _STATS} for a in algorithms} if common else {}
+    teams = found.common_tasks(cooperative=True)
+    cooperative = {
+        a: {k: _estimate([found.final(t, a) for t in teams], f, 0) for k, f in _STATS}
+        for a in algorithms
+        if teams and all(a in found.curves[t] for t in teams)
+    }
     improvement = [
         {"x": x, "y": y, "value": stats.probability_of_improvement(finals[x], finals[y])}
         | dict(zip(("low", "high"), stats.improvement_interval(finals[x], finals[y])))
@@ -150,18 +198,65 @@ def summarise(found: Collected) -> dict[str, Any]:
     ]
     return {
         "tasks": common,
-        "excluded_tasks": sorted(set(found.curves) - set(common)),
+        "cooperative_tasks": teams,
+        "excluded_tasks": sorted(set(found.curves) - set(common) - set(teams)),
+        "scales": {task: _scale(found.references[task]) for task in sorted(found.curves)},
         "per_task": per_task,
         "aggregate": aggregate,
+        "cooperative": cooperative,
         "probability_of_improvement": improvement,
         "sample_efficiency": {a: _curve(found, a, common) for a in algorithms},
-        "performance_profile": {
-            "taus": [float(t) for t in TAUS],
-            **{a: [float(v) for v in stats.performance_profile(finals[a], TAUS)] for a in algorithms if common},
-        },
+        "performance_profile": _profiles(finals, algorithms) if common else {},
+        "exploitability": {task: _exploitability(found, task) for task in sorted(found.exact)},
+        "over_se_target": [
+            {"task": t, "algorithm": a, "final_se": v["final_se"]}
+            for t, row in per_task.items()
+            for a, v in row.items()
+            if not v["final_se"] <= SE_TARGET
+        ],
         "unsupported": [{"task": t, "algorithm": a, "reason": r} for (t, a), r in sorted(found.unsupported.items())],
         "unfinished": sorted(found.unfinished),
     }
+
+
+def _exploitability(found: Collected, task: str) -> dict[str, Any]:
+    """An exact task's NashConv curves: per family, the IQM over seeds at each scheduled step with its 95%
+    bootstrap interval over seeds; and CFR+'s curve, the reference line."""
+    curves = {}
+    for algorithm in sorted(found.curves[task]):
+        runs = found.curves[task][algorithm]
+        curve = []
+        for step in sorted(_steps(found, task, algorithm)):
+            values = np.array([runs[seed][step]["nash_conv"] for seed in sorted(runs)])
+            curve.append({"step": step, **_estimate([values], stats.iqm, step)})
+        curves[algorithm] = curve
+    return {"cfr_plus": found.exact[task], "families": curves}
+
+
+def _scale(reference: dict[str, Any]) -> dict[str, Any]:
+    """A task's 0 and 1: the heuristic named as 1, and both ends' standard errors in normalised units."""
+    span = reference["one"] - reference["zero"]
+    return {
+        "one_agent": reference["one_agent"],
+        "span": span,
+        "zero_se": reference.get("zero_se", float("nan")) / span,
+        "one_se": reference.get("one_se", float("nan")) / span,
+    }
+
+
+def _profiles(finals: dict[str, stats.Scores], algorithms: list[str]) -> dict[str, Any]:
+    """Performance profiles from the lowest observed final score to the highest, each with its bootstrap band."""
+    every = np.concatenate([np.concatenate(finals[a]) for a in algorithms])
+    taus = np.linspace(float(every.min()), float(every.max()), PROFILE_POINTS)
+    profiles: dict[str, Any] = {"taus": [float(t) for t in taus]}
+    for a in algorithms:
+        low, high = stats.interval(finals[a], lambda s: stats.performance_profile(s, taus))
+        profiles[a] = {
+            "value": [float(v) for v in stats.performance_profile(finals[a], taus)],
+            "low": [float(v) for v in low],
+            "high": [float(v) for v in high],
+        }
+    return profiles
 
 
 _STATS = (("iqm", stats.iqm), ("mean", stats.mean))
@@ -195,26 +290,59 @@ def markdown(summary: dict[str, Any], plots: list[str] = ()) -> str:
 
     lines = ["# Benchmark report", ""]
     lines += [
-        "Normalised score: 0 = random's result against the task's panel, 1 = the strongest heuristic's "
-        "(docs/benchmark.md). Intervals: 95% stratified bootstrap over runs.",
+        "Normalised score: 0 = random's result against the task's panel, 1 = that of the heuristic each task names "
+        "(docs/benchmark.md). Every evaluation plays paired deals (each deal from every seat). Intervals: 95% "
+        "stratified bootstrap over runs.",
         "",
     ]
     if summary["aggregate"]:
-        lines += [f"## Over the tasks every algorithm played ({', '.join(summary['tasks'])})", ""]
+        lines += [f"## Over the competitive tasks every algorithm played ({', '.join(summary['tasks'])})", ""]
         lines += ["| algorithm | IQM | mean |", "|---|---|---|"]
         lines += [f"| {a} | {cell(v['iqm'])} | {cell(v['mean'])} |" for a, v in summary["aggregate"].items()]
         lines.append("")
+    if summary["cooperative"]:
+        lines += [f"## Over the cooperative tasks ({', '.join(summary['cooperative_tasks'])}), on their own", ""]
+        lines += ["| algorithm | IQM | mean |", "|---|---|---|"]
+        lines += [f"| {a} | {cell(v['iqm'])} | {cell(v['mean'])} |" for a, v in summary["cooperative"].items()]
+        lines.append("")
+    lines += ["## Each task's scale", "", "| task | the 1 | its SE | random's SE |", "|---|---|---|---|"]
+    lines += [
+        f"| {t} | {s['one_agent']} | {s['one_se']:.3f} | {s['zero_se']:.3f} |" for t, s in summary["scales"].items()
+    ]
+    lines.append("")
     if summary["excluded_tasks"]:
         lines += [
             f"Left out of the aggregate (not every algorithm played them): {', '.join(summary['excluded_tasks'])}.",
             "",
         ]
-    lines += ["## Per task (final evaluation)", "", "| task | algorithm | runs | IQM | mean |", "|---|---|---|---|---|"]
+    lines += [
+        "## Per task (final evaluation)",
+        "",
+        "| task | algorithm | runs | IQM | mean | SE of one run |",
+        "|---|---|---|---|---|---|",
+    ]
     for task, algorithms in summary["per_task"].items():
         lines += [
-            f"| {task} | {a} | {v['runs']} | {cell(v['iqm'])} | {cell(v['mean'])} |" for a, v in algorithms.items()
+            f"| {task} | {a} | {v['runs']} | {cell(v['iqm'])} | {cell(v['mean'])} | {v['final_se']:.3f} |"
+            for a, v in algorithms.items()
         ]
     lines.append("")
+    if summary["over_se_target"]:
+        over = ", ".join(f"{o['task']}/{o['algorithm']} ({o['final_se']:.3f})" for o in summary["over_se_target"])
+        lines += [f"Final evaluations above the standard error of {SE_TARGET}: {over}.", ""]
+    for task, curves in summary["exploitability"].items():
+        cfr = curves["cfr_plus"]["curve"]
+        reference = (
+            f"CFR+ after {cfr[-1]['iteration']} iterations: {cfr[-1]['nash_conv']:.4f}" if cfr else "no CFR+ line"
+        )
+        lines += [f"## Exact track: {task} (NashConv, IQM over seeds; {reference})", ""]
+        lines += ["| algorithm | NashConv at the last evaluation | 95% interval |", "|---|---|---|"]
+        lines += [
+            f"| {a} | {c[-1]['value']:.4f} | [{c[-1]['low']:.4f}, {c[-1]['high']:.4f}] |"
+            for a, c in curves["families"].items()
+            if c
+        ]
+        lines.append("")
     if summary["probability_of_improvement"]:
         lines += ["## Probability of improvement", "", "| X | Y | P(X > Y) | 95% interval |", "|---|---|---|---|"]
         lines += [

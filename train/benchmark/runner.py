@@ -3,16 +3,23 @@
     OUT/benchmark.json                       what the grid was started with (suite, tasks, algorithms, seeds)
     OUT/<task>/reference.json                the panel's own scores on the evaluation games (the score's 0 and 1)
     OUT/<task>/timing.json                   the reference's CPU seconds
+    OUT/<task>/cfr_plus.json                 an exact task's reference line: CFR+'s NashConv by iteration
     OUT/<task>/<algorithm>/seed_<k>/
         run.json                             the task, the hyperparameters and the seed of this run
         evals.json                           one record per evaluation: scheduled step, learner steps, results
+                                             (the last on the task's final_eval_games deals)
+        best/policy.pt, best/step.json       the policy of the best evaluation so far (a family whose save
+                                             writes no policy.pt has none, nor an absolute metric)
+        absolute.json                        that policy on absolute_factor x the final deals (marl-eval's
+                                             absolute metric)
         finished | unsupported.json | error.txt
-        (the family's own save: checkpoints/ ...)
+        policy.pt, (the family's own save: checkpoints/ ...)
         timing.json                          CPU seconds of training and of evaluation (not in evals.json: the
                                              results of the same seeds are the same file, bit for bit)
 
 The runner owns the schedule: for each evaluation step it asks the learner to `train_until` it, evaluates
-`agent()` on the task's panel, saves the learner, and only then records the evaluation. A run killed at any
+`agent()` on the task's panel, saves the learner (with its `policy.pt`), and only then records the evaluation.
+After the last one, the best evaluation's policy plays again on more deals (`absolute.json`). A run killed at any
 moment resumes from its last save and redoes at most what it had not recorded; a finished run (its
 `finished` marker) is never opened again. Runs go to worker processes (torch one thread each), or to Ray
 tasks on an existing cluster (`ray_address`).
@@ -23,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable
@@ -32,12 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.agents.extras import MissingExtra
+from tabletop.agents.networks import POLICY_FILE
+from tabletop.train.benchmark.exact import CFR_FILE, cfr_plus, nash_conv
 from tabletop.train.benchmark.families import load_family, missing_extra
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.scoring import play_panel, reference
-from tabletop.train.benchmark.suite import Suite, eval_steps
+from tabletop.train.benchmark.suite import Suite, eval_steps, panel_files
 
-FINISHED, UNSUPPORTED, ERROR = "finished", "unsupported.json", "error.txt"
+FINISHED, UNSUPPORTED, ERROR, ABSOLUTE_FILE, BEST = "finished", "unsupported.json", "error.txt", "absolute.json", "best"
 RUN_FILE, EVALS_FILE, TIMING_FILE, REFERENCE_FILE, GRID_FILE = (
     "run.json",
     "evals.json",
@@ -119,6 +129,8 @@ def run_job(job: Job, report: Callable[[str, int], None] | None = None) -> str:
         return status(folder)
     if job.algorithm is None:
         began = time.process_time()
+        if task.exact and not (folder / CFR_FILE).is_file():  # the exact track's reference line
+            write_json(folder / CFR_FILE, cfr_plus(task, task.cfr_iterations))
         measured = reference(task)
         write_json(folder / TIMING_FILE, {"reference_cpu_seconds": time.process_time() - began})
         write_json(folder / REFERENCE_FILE, measured)
@@ -150,28 +162,59 @@ def _train_and_evaluate(job: Job, task: Task, folder: Path, report: Callable[[st
     timing = read_json(folder / TIMING_FILE, {"train_cpu_seconds": 0.0, "eval_cpu_seconds": 0.0})
     done = {r["step"] for r in records}
     report(job.label, len(done))
-    learner = family.start(task, dict(job.params), job.seed, folder)
-    try:
-        for step in eval_steps(task):
-            if step in done:
-                continue
-            began = time.process_time()
-            learner.train_until(step)
-            trained = time.process_time()
-            result = play_panel(learner.agent(), task)
-            timing["train_cpu_seconds"] += trained - began
-            timing["eval_cpu_seconds"] += time.process_time() - trained
-            learner.save()
-            records.append({"step": step, "learner_steps": int(learner.steps), **result})
-            write_json(folder / TIMING_FILE, timing)
-            write_json(folder / EVALS_FILE, records)  # last: an evaluation counts once its learner is saved
-            report(job.label, 1)
-    finally:
-        close = getattr(learner, "close", None)  # optional: a family holding processes or a Ray session
-        if close is not None:
-            close()
+    steps = eval_steps(task)
+    if len(done) < len(steps):
+        learner = family.start(task, dict(job.params), job.seed, folder)
+        try:
+            for step in steps:
+                if step in done:
+                    continue
+                began = time.process_time()
+                learner.train_until(step)
+                trained = time.process_time()
+                agent = learner.agent()
+                result = play_panel(agent, task, task.final_games if step == steps[-1] else None)
+                if task.exact:
+                    result["nash_conv"] = nash_conv(task, agent)
+                timing["train_cpu_seconds"] += trained - began
+                timing["eval_cpu_seconds"] += time.process_time() - trained
+                learner.save()
+                if (folder / POLICY_FILE).is_file() and (not records or result["raw"] > max(r["raw"] for r in records)):
+                    _keep_best(folder, step)
+                records.append({"step": step, "learner_steps": int(learner.steps), **result})
+                write_json(folder / TIMING_FILE, timing)
+                write_json(folder / EVALS_FILE, records)  # last: an evaluation counts once its learner is saved
+                report(job.label, 1)
+        finally:
+            close = getattr(learner, "close", None)  # optional: a family holding processes or a Ray session
+            if close is not None:
+                close()
+    if task.absolute_factor and (folder / BEST).is_dir() and not (folder / ABSOLUTE_FILE).is_file():
+        began = time.process_time()
+        write_json(folder / ABSOLUTE_FILE, absolute_metric(task, folder, job.seed))
+        timing["absolute_cpu_seconds"] = time.process_time() - began
+        write_json(folder / TIMING_FILE, timing)
     (folder / FINISHED).write_text("")
     return "finished"
+
+
+def _keep_best(folder: Path, step: int) -> None:
+    """The policy file of the best evaluation so far, kept in `best/` (renamed into place whole)."""
+    best = folder / BEST
+    best.mkdir(exist_ok=True)
+    temp = best / f".writing-{POLICY_FILE}"
+    shutil.copyfile(folder / POLICY_FILE, temp)
+    os.replace(temp, best / POLICY_FILE)
+    write_json(best / "step.json", {"step": step})
+
+
+def absolute_metric(task: Task, folder: Path, seed: int) -> dict[str, Any]:
+    """marl-eval's absolute metric: the best evaluation's policy on `absolute_factor` times the final deals."""
+    from tabletop.agents import PolicyAgent
+
+    agent = PolicyAgent.load(folder / BEST / POLICY_FILE, task.env, seed=seed, sample=task.eval_mode == "sample")
+    deals = task.final_games * task.absolute_factor
+    return {"step": read_json(folder / BEST / "step.json")["step"], "deals": deals, **play_panel(agent, task, deals)}
 
 
 # --- the grid ----------------------------------------------------------------------------------------------
@@ -212,9 +255,13 @@ def installed(names: list[str], skip: Callable[[str], None]) -> list[str]:
 
 
 def record_grid(out: Path, suite: Suite, jobs: list[Job]) -> None:
-    """benchmark.json: the suite and every run of the grids started in `out` (a later call may add runs)."""
+    """benchmark.json: the suite, its version, the sha256 of every panel policy file, and every run of the grids
+    started in `out` (a later call may add runs)."""
     out.mkdir(parents=True, exist_ok=True)
     grid = read_json(out / GRID_FILE, {"suite": suite.source, "runs": []})
+    grid["suite_version"] = suite.version
+    tasks = {job.task["name"]: task_from_dict(job.task) for job in jobs}
+    grid["panel_sha256"] = {**grid.get("panel_sha256", {}), **{name: panel_files(t) for name, t in tasks.items()}}
     runs = {r["folder"]: r for r in grid["runs"]}
     for job in jobs:
         if job.algorithm is not None:

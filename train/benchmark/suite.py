@@ -26,8 +26,10 @@ from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in
 from tabletop.train.benchmark.families import FAMILIES, load_family
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
 from tabletop.train.selfplay.config import LEARNER_SEATS, allowed_opponents
+from tabletop.train.selfplay.opponents import expand_weights
 
 REQUIRED = object()
+EVAL_MODES = ("greedy", "sample")
 
 
 class SuiteError(ValueError):
@@ -61,8 +63,8 @@ TASK = Parameters(
     ),
     Param(
         "opponents",
-        {"self": 0.5, "heuristics": 0.4, "random": 0.1},
-        "training opponents and their weights (as a training config's opponents.weights)",
+        {"self": 1.0},
+        "training opponents and their weights (as a training config's opponents.weights; self: the learner's snapshots)",
         check=_is_weights,
         allowed="a non-empty mapping of names to numbers >= 0 with a positive sum",
     ),
@@ -76,6 +78,49 @@ TASK = Parameters(
         allowed="a non-empty list of agent specs",
     ),
     Param("eval_games", 100, "evaluation games against each panel member", check=int_in(1), allowed="an int >= 1"),
+    Param(
+        "final_eval_games",
+        None,
+        "deals per panel member at the last evaluation (null: eval_games)",
+        check=lambda v: v is None or int_in(1)(v),
+        allowed="null or an int >= 1",
+    ),
+    Param(
+        "absolute_factor",
+        10,
+        "the best evaluation's policy plays again on this many times final_eval_games deals (0: never)",
+        check=int_in(0),
+        allowed="an int >= 0",
+    ),
+    Param(
+        "one",
+        None,
+        "the panel heuristic whose raw score is the normalised 1, named a priori",
+        check=lambda v: v is None or isinstance(v, str),
+        allowed="a heuristic of the panel",
+    ),
+    Param("eval_mode", "greedy", "how every family's policy plays in evaluation", choices=EVAL_MODES),
+    Param(
+        "exact",
+        False,
+        "the exact track: every evaluation records the NashConv of the learner's policy (a small variant)",
+        check=lambda v: isinstance(v, bool),
+        allowed="true or false",
+    ),
+    Param(
+        "cfr_iterations",
+        1000,
+        "CFR+ iterations of an exact task's reference line",
+        check=int_in(1),
+        allowed="an int >= 1",
+    ),
+    Param(
+        "held_out",
+        True,
+        "true: no panel agent may be a training opponent (train against snapshots and agents outside the panel)",
+        check=lambda v: isinstance(v, bool),
+        allowed="true or false",
+    ),
     Param(
         "eval_seed",
         TRAINING_SEEDS_BELOW,
@@ -93,6 +138,8 @@ class Suite:
     source: str
     tasks: dict[str, Task]
     algorithms: dict[str, dict[str, Any]]
+    version: str = "1"
+    """The suite's version (its `version:` key): shipped results name the suite they ran."""
 
     def select_tasks(self, names: list[str] | None) -> list[Task]:
         """The named tasks (all when None), or a SuiteError listing the suite's tasks."""
@@ -145,9 +192,12 @@ def parse_suite(data: Any, source: str = "suite") -> Suite:
     """A validated `Suite` from plain data (a parsed YAML document)."""
     if not isinstance(data, dict):
         raise SuiteError(f"{source}: the document must be a mapping with tasks: and algorithms:")
-    unknown = [k for k in data if k not in ("tasks", "algorithms")]
+    unknown = [k for k in data if k not in ("version", "tasks", "algorithms")]
     if unknown:
-        raise SuiteError(f"{source}: unknown key {unknown[0]!r}; allowed keys here: tasks, algorithms")
+        raise SuiteError(f"{source}: unknown key {unknown[0]!r}; allowed keys here: version, tasks, algorithms")
+    version = data.get("version", "1")
+    if not isinstance(version, (str, int)) or isinstance(version, bool):
+        raise SuiteError(f"{source}: version: {version!r}; allowed: a string or an int")
     tasks, algorithms = data.get("tasks"), data.get("algorithms")
     if not isinstance(tasks, dict) or not tasks:
         raise SuiteError(f"{source}: tasks: must be a non-empty mapping of task names to tasks")
@@ -168,7 +218,7 @@ def parse_suite(data: Any, source: str = "suite") -> Suite:
         if not isinstance(body, dict):
             raise SuiteError(f"{source}: algorithms.{name} must be a mapping of hyperparameters, got {body!r}")
         settings[name] = dict(body)
-    return Suite(source, parsed, settings)
+    return Suite(source, parsed, settings, str(version))
 
 
 def parse_task(name: str, body: Any, source: str, owner: str | None = None) -> Task:
@@ -210,6 +260,18 @@ def parse_task(name: str, body: Any, source: str, owner: str | None = None) -> T
             raise SuiteError(f"{owner}: unknown panel agent {member!r}; allowed: {', '.join([*names, PRETRAINED])}")
     if "random" not in values["panel"] or not any(m in names[1:] for m in values["panel"]):
         raise SuiteError(f"{owner}: the panel needs random and at least one heuristic (the score's 0 and 1)")
+    heuristics_in_panel = [m for m in values["panel"] if m in names[1:]]
+    if values["one"] is not None and values["one"] not in heuristics_in_panel:
+        raise SuiteError(
+            f"{owner}: one: {values['one']!r} is not a heuristic of the panel; allowed: {', '.join(heuristics_in_panel)}"
+        )
+    if values["held_out"] and not cooperative:
+        seen = [o for o in expand_weights(env.env_id, values["opponents"]) if o in values["panel"]]
+        if seen:
+            raise SuiteError(
+                f"{owner}: {seen[0]!r} is both a training opponent and in the panel; train against self and agents "
+                "outside the panel, or set held_out: false (a track that evaluates on its training opponents)"
+            )
     return Task(
         name=name,
         env=env,
@@ -220,7 +282,24 @@ def parse_task(name: str, body: Any, source: str, owner: str | None = None) -> T
         panel=tuple(values["panel"]),
         eval_games=values["eval_games"],
         eval_seed=values["eval_seed"],
+        one=values["one"],
+        eval_mode=values["eval_mode"],
+        final_eval_games=values["final_eval_games"],
+        absolute_factor=values["absolute_factor"],
+        exact=values["exact"],
+        cfr_iterations=values["cfr_iterations"],
     )
+
+
+def panel_files(task: Task) -> dict[str, str]:
+    """The sha256 of every panel member's policy file (`pretrained`: its model.onnx); heuristics have none."""
+    import hashlib
+
+    return {
+        member: hashlib.sha256((pretrained_folder(task.env) / "model.onnx").read_bytes()).hexdigest()
+        for member in task.panel
+        if member == PRETRAINED
+    }
 
 
 def eval_steps(task: Task) -> list[int]:

@@ -121,7 +121,9 @@ def _family_config(family: Family, data: dict[str, Any], source: str) -> FamilyC
     if body.get("panel") is None:  # by default random and every heuristic of the game
         body["panel"] = agent_names(body["env_id"]) if body["env_id"] in envs.ENV_IDS else []
     try:
-        task = parse_task("train", {**body, "budget": steps, "eval_every": save_every}, source, owner=source)
+        task = parse_task(
+            "train", {**body, "budget": steps, "eval_every": save_every, "held_out": False}, source, source
+        )
     except SuiteError as err:
         raise ConfigError(str(err)) from None
     given = data.get(name) or {}

@@ -3,6 +3,7 @@ determinism under a seed, resume, and a clear refusal of cooperative tasks."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -84,7 +85,9 @@ def test_a_save_resumes_both_networks_and_the_agent_plays_the_average_policy(tmp
     for mine, theirs in ((learner.average, resumed.average), (learner.dqn.q, resumed.dqn.q)):
         assert all(torch.equal(a, b) for a, b in zip(mine.state_dict().values(), theirs.state_dict().values()))
     agent = resumed.agent()
-    assert agent.needs_observation and agent.rng is not None  # a sample of the average policy, seeded
+    assert agent.needs_observation and agent.rng is None  # the suite's one evaluation mode: greedy
+    sampled = FAMILY.start(dataclasses.replace(task(), eval_mode="sample"), SMALL, 1, tmp_path).agent()
+    assert sampled.rng is not None  # eval_mode sample: a draw from the average policy, seeded
     assert all(
         torch.equal(a, b) for a, b in zip(agent.policy.state_dict().values(), resumed.average.state_dict().values())
     )

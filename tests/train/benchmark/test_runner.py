@@ -12,6 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from tabletop.train.benchmark import families, runner  # noqa: E402
+from tabletop.train.benchmark.population import population_tables  # noqa: E402
 from tabletop.train.benchmark.report import write_report  # noqa: E402
 from tabletop.train.benchmark.suite import load_suite, parse_suite  # noqa: E402
 from tabletop.train.cli import main  # noqa: E402
@@ -58,14 +59,24 @@ def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(t
     results = json.loads((tmp_path / "a/report/results.json").read_text())
     runs = results["cromlet_v0"]["cromlet_2p"]
     assert sorted(runs) == sorted(names)
-    for algorithm in runs.values():
+    for name, algorithm in runs.items():
         assert sorted(algorithm) == ["run_0", "run_1"]
         run = algorithm["run_0"]
         assert [run[f"step_{i}"]["step_count"] for i in range(2)] == [0, 256]
-        assert run["absolute_metrics"]["normalised_score"] == run["step_1"]["normalised_score"]
+        # marl-eval's absolute metric: the best evaluation's policy again, on absolute_factor x the final deals
+        absolute = json.loads((tmp_path / f"a/cromlet_2p/{name}/seed_0/absolute.json").read_text())
+        assert absolute["deals"] == 2 * 6 and absolute["step"] in (0, 256)
+        assert run["absolute_metrics"]["raw_score"] == [absolute["raw"]]
+        evals = json.loads((tmp_path / f"a/cromlet_2p/{name}/seed_0/evals.json").read_text())
+        assert [r["panel"]["greedy"]["deals"] for r in evals] == [4, 6]  # paired deals; the last: final_eval_games
     summary = json.loads((tmp_path / "a/report/summary.json").read_text())
     assert summary["tasks"] == ["cromlet_2p"]
     assert len(summary["probability_of_improvement"]) == len(names) * (len(names) - 1) // 2
+
+    # the population table: every family's final policy, random, the panel's heuristic and the search player, rated
+    table = population_tables(tmp_path / "a", 2)["cromlet_2p"]
+    assert len(table.agents) == len(names) + 3 and table.agents[-3:] == ["random", "greedy", "search"]
+    assert (tmp_path / "a/report/population/cromlet_2p/ratings.csv").is_file() and len(table.ratings) == len(names) + 3
 
     reported = {
         name: (tmp_path / "a/report" / name).read_bytes() for name in ("results.json", "summary.json", "report.md")
@@ -96,11 +107,11 @@ def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, 
     evaluations = []
     real = runner.play_panel
 
-    def interrupted(agent, task):  # Ctrl-C during seed 1's second evaluation
+    def interrupted(agent, task, deals=None):  # Ctrl-C during seed 1's second evaluation
         evaluations.append(task.name)
-        if len(evaluations) == 5:
+        if len(evaluations) == 6:  # seed 0: three evaluations and its best policy's absolute metric
             raise KeyboardInterrupt
-        return real(agent, task)
+        return real(agent, task, deals)
 
     monkeypatch.setattr(runner, "play_panel", interrupted)
     with pytest.raises(KeyboardInterrupt):

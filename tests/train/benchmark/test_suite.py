@@ -79,7 +79,7 @@ def test_the_reference_suite_is_the_suite_at_a_smaller_budget():
 def test_a_task_is_read_with_its_schedule():
     suite = parse_suite(GOOD)
     task = suite.tasks["c2"]
-    assert task.opponents == {"self": 0.5, "heuristics": 0.4, "random": 0.1}  # the declared default
+    assert task.opponents == {"self": 1.0}  # the declared default: the learner's snapshots only
     assert eval_steps(task) == [0, 400, 800, 1000]
     assert suite.params("ppo")["n_steps"] == 32
     assert suite.params("ppo")["batch_size"] == load_family("ppo").defaults["batch_size"]
@@ -140,6 +140,25 @@ def test_a_family_whose_module_is_missing_is_a_clear_error(monkeypatch):
         load_family("ghost")
     with pytest.raises(ValueError, match="unknown algorithm 'sarsa'"):
         load_family("sarsa")
+
+
+def test_held_out_evaluation_and_the_named_one_are_checked():
+    with pytest.raises(SuiteError, match="'greedy' is both a training opponent and in the panel; train against self"):
+        parse_suite(with_change("tasks.c2.opponents", {"self": 0.5, "greedy": 0.5}), "s.yaml")
+    with pytest.raises(SuiteError, match="'greedy' is both a training opponent"):
+        parse_suite(with_change("tasks.c2.opponents", {"self": 0.5, "heuristics": 0.5}), "s.yaml")
+    seen = with_change("tasks.c2.opponents", {"self": 0.5, "heuristics": 0.5})
+    seen["tasks"]["c2"]["held_out"] = False  # a named track that evaluates on its training opponents
+    assert parse_suite(seen).tasks["c2"].opponents == {"self": 0.5, "heuristics": 0.5}
+    assert parse_suite(with_change("tasks.c2.opponents", {"self": 0.5, "patient": 0.5})).tasks["c2"]
+    with pytest.raises(SuiteError, match="one: 'patient' is not a heuristic of the panel; allowed: greedy"):
+        parse_suite(with_change("tasks.c2.one", "patient"), "s.yaml")
+    with pytest.raises(SuiteError, match="eval_mode"):
+        parse_suite(with_change("tasks.c2.eval_mode", "softmax"), "s.yaml")
+    task = parse_suite(with_change("tasks.c2.eval_mode", "sample")).tasks["c2"]
+    assert "no policy" in load_family("dqn").unsupported(task)
+    assert load_family("nfsp").unsupported(task) is None
+    assert parse_suite(GOOD).tasks["c2"].final_games == 100
 
 
 def test_a_bad_file_is_named(tmp_path):

@@ -35,7 +35,24 @@ class Task:
     """Agent specs the evaluation plays (or, when cooperative, the partners it is scored with)."""
     eval_games: int
     eval_seed: int
-    """Seed of the first evaluation game; at least TRAINING_SEEDS_BELOW."""
+    """Seed of the first evaluation deal; at least TRAINING_SEEDS_BELOW."""
+    one: str | None = None
+    """The panel heuristic whose raw score is the normalised score's 1, named before any run (None: the strongest
+    heuristic on the evaluation deals, measured)."""
+    eval_mode: str = "greedy"
+    """How every family's policy plays in evaluation: `greedy` (its most likely legal action) or `sample`."""
+    final_eval_games: int | None = None
+    """Deals per panel member at the last evaluation (None: `eval_games`)."""
+    absolute_factor: int = 10
+    """The best evaluation's policy is played again on this many times `final_eval_games` deals (0: never)."""
+    exact: bool = False
+    """The exact track: every evaluation also records the NashConv of the learner's policy (benchmark/exact.py)."""
+    cfr_iterations: int = 1000
+    """CFR+ iterations of an exact task's reference line."""
+
+    @property
+    def final_games(self) -> int:
+        return self.final_eval_games or self.eval_games
 
 
 class Learner(Protocol):
@@ -48,7 +65,8 @@ class Learner(Protocol):
         """Train until `steps` learner steps in all (a no-op when already there)."""
 
     def agent(self) -> Agent:
-        """The current policy as a player that only chooses legal actions, for the evaluation."""
+        """The current policy as a player that only chooses legal actions, for the evaluation, playing in the
+        task's `eval_mode` (greedy: its most likely legal action; sample: a draw from its policy)."""
 
     def save(self) -> None:
         """Write everything `Family.start` needs to continue from here into the run's folder, and the current

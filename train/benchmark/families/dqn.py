@@ -186,6 +186,8 @@ class DQNFamily:
     learner = DQNLearner
 
     def unsupported(self, task: Task) -> str | None:
+        if task.eval_mode == "sample" or task.exact:
+            return f"task {task.name} measures or samples the policy itself; dqn's Q-values are no policy"
         return None
 
     def start(self, task: Task, params: dict[str, Any], seed: int, folder: Path) -> DQNLearner:

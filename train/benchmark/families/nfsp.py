@@ -125,7 +125,8 @@ class NFSPLearner(dqn.DQNLearner):
         self.sl_optimizer.step()
 
     def agent(self) -> Agent:
-        return policy_player(self.average, self.task.env, f"nfsp:{self.task.name}", self.seed, sample=True)
+        sample = self.task.eval_mode == "sample"
+        return policy_player(self.average, self.task.env, f"nfsp:{self.task.name}", self.seed, sample=sample)
 
     def exported(self):
         return self.average

@@ -215,8 +215,9 @@ class PolicyGradientLearner:
         self.optimizer.step()
 
     def agent(self) -> Agent:
-        """The greedy policy: its most likely legal action (the suite's evaluation mode for every family)."""
-        return policy_player(self.network, self.task.env, f"{self.family}:{self.task.name}", None, sample=False)
+        """The current policy in the task's evaluation mode (greedy: its most likely legal action)."""
+        sample = self.task.eval_mode == "sample"
+        return policy_player(self.exported(), self.task.env, f"{self.family}:{self.task.name}", self.seed, sample)
 
     def save(self) -> None:
         write_state(self.folder, SAVE, self.state())

@@ -118,7 +118,7 @@ class PPOLearner:
 
         torch.set_num_threads(1)
         self.config = config = train_config(task, params, seed)
-        self.folder = folder
+        self.task, self.folder = task, folder
         saved = folder / CHECKPOINTS
         checkpoint = None
         if saved.is_dir() and checkpoint_folders(saved):
@@ -152,10 +152,15 @@ class PPOLearner:
     def agent(self):
         from tabletop.agents import PolicyAgent
 
-        return PolicyAgent(self.model.policy, name="learner")
+        sample = self.task.eval_mode == "sample"
+        return PolicyAgent(self.model.policy, name="learner", seed=self.config.seed, sample=sample)
 
     def save(self) -> None:
+        from tabletop.agents.networks import POLICY_FILE
+        from tabletop.agents.networks.saved import write_policy
+
         self.run.save_checkpoint(self.model)
+        write_policy(self.folder / POLICY_FILE, self.run.policy_file(self.model))
 
     def close(self) -> None:
         self.run.vec_env.close()

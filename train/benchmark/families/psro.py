@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.agents import Agent
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
 from tabletop.train.benchmark.families.policy_gradient import DEFAULTS as PG_DEFAULTS
 from tabletop.train.benchmark.families.policy_gradient import PolicyGradientFamily, PolicyGradientLearner
@@ -128,9 +127,6 @@ class PSROLearner(PolicyGradientLearner):
             self.meta = regret_matching_nash(payoffs - payoffs.T, p["solver_iterations"])
         self.br_from = self.steps
         self.mix_into(self.env)
-
-    def agent(self) -> Agent:
-        return policy_player(self.exported(), self.task.env, f"psro:{self.task.name}", None, sample=False)
 
     def exported(self):
         """The member the meta-strategy weights most, the newest on a tie."""
