@@ -262,6 +262,19 @@ def test_a_policy_in_its_page_moves_as_the_python_onnx_agent_does(browser, croml
         assert agent.act(table.env.observer.encode(state, 0), state.legal_action_mask()) == action, step
 
 
+def test_a_tiles_mode_kings_cribbage_table_with_an_in_page_moves_mode_policy_plays_to_the_end(page):
+    """The shipped Kings Cribbage policy was trained in moves mode: offered as a page seat at the default tiles
+    table, it plays through the tiles adapter on the server (the adapter is Python), and the game ends."""
+    lobby = Lobby(runtime=True)
+    with running(Server(lobby)) as base:
+        made = new_table(page, base, {"game": "kings_cribbage_v0", "seats": ["you", "page:pretrained"], "seed": 3})
+        page.goto(base + made["link"].lstrip("/"))
+        play_by_clicks(page, seed=2)
+        table = lobby.find(made["link"].rsplit("/", 1)[1])[0].table
+        assert table.over and any(seat == 1 for seat, _ in table.moves)
+        assert page.locator("#result").is_visible()
+
+
 def test_the_pages_are_small_on_first_load(page, site, record_property):
     """Everything a page fetches before it shows its table (the form with the games list; a table page),
     read before the next navigation; a policy in the page adds onnxruntime-web's WebAssembly on top."""
