@@ -34,11 +34,11 @@ def version() -> str:
 
 
 def positive_int(text: str) -> int:
-    """An argparse type: an int >= 1 (game counts)."""
+    """An argparse type: a whole number of at least 1 (game counts)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value

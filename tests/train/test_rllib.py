@@ -62,7 +62,10 @@ RLLIB = {"backend": "rllib"}
             {**RLLIB, "rllib": {"num_env_runner": 2}},
             "unknown key 'rllib.num_env_runner'; allowed keys here: algorithm, ray_address, num_env_runners",
         ),
-        ({**RLLIB, "rllib": {"num_env_runners": -1}}, "rllib: num_env_runners=-1 is not allowed; allowed: an int >= 0"),
+        (
+            {**RLLIB, "rllib": {"num_env_runners": -1}},
+            "rllib: num_env_runners=-1 is not allowed; allowed: a whole number of at least 0",
+        ),
         ({**RLLIB, "rllib": {"object_store_mb": 10}}, "rllib: object_store_mb=10 is not allowed"),
         (
             {**RLLIB, "rllib": {"train_batch_size": 32}, "ppo": {"batch_size": 64}},

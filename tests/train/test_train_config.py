@@ -43,10 +43,10 @@ def test_shipped_configs_are_valid(path):
     [
         (with_(learning_rate=1e-3), "'learning_rate'"),  # belongs under ppo
         (with_(ppo__lr=1e-3), "'ppo.lr'"),
-        (with_(ppo__gamma=1.5), "ppo: gamma=1.5 is not allowed; allowed: a number in [0, 1]"),
+        (with_(ppo__gamma=1.5), "ppo: gamma=1.5 is not allowed; allowed: a number from 0 to 1"),
         (
             with_(ppo__n_steps="many"),
-            "sb3: n_steps='many' is not allowed; allowed: an int >= 1",
+            "sb3: n_steps='many' is not allowed; allowed: a whole number of at least 1",
         ),  # an old key, read in its new section
         (with_(sb3__n_steps=True), "sb3: n_steps=True is not allowed"),
         (with_(network__hidden=[64, 0]), "network: hidden=[64, 0] is not allowed"),

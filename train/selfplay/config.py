@@ -101,22 +101,26 @@ def number(low: float, high: float | None = None, above: bool = False) -> dict:
     def check(v: float) -> bool:
         return (v > low if above else v >= low) and (high is None or v <= high)
 
-    allowed = f"a number in [{low:g}, {high:g}]" if high is not None else f"a number {'>' if above else '>='} {low:g}"
+    allowed = (
+        f"a number from {low:g} to {high:g}"
+        if high is not None
+        else f"a number {'above' if above else 'of at least'} {low:g}"
+    )
     return {"check": check, "convert": _number, "allowed": allowed}
 
 
 def integer(low: int) -> dict:
     """An int key's `Param` arguments: >= low (a bool is no int)."""
-    return {"check": int_in(low), "allowed": f"an int >= {low}"}
+    return {"check": int_in(low), "allowed": f"a whole number of at least {low:,}"}
 
 
 def optional(kwargs: dict) -> dict:
-    """The same check, or null."""
+    """The same check, or no value (YAML's null, or the key left out)."""
     check, convert = kwargs["check"], kwargs.get("convert")
     return {
         "check": lambda v: v is None or check(v),
         "convert": (lambda v: v if v is None else convert(v)) if convert else None,
-        "allowed": "null or " + kwargs["allowed"],
+        "allowed": kwargs["allowed"] + ", or no value",
     }
 
 
@@ -217,7 +221,7 @@ OPPONENTS = Section(
             "random, heuristics (all of the game's, sharing the weight), a heuristic's name, or self (snapshots)",
             check=lambda w: len(w) > 0 and all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
             convert=_weights,
-            allowed="a non-empty mapping of names to numbers >= 0 with a positive sum",
+            allowed="a non-empty mapping of names to numbers of at least 0 with a positive sum",
         ),
         Param("snapshot_every", 20_000, "learner steps between snapshots", **integer(1)),
         Param("max_snapshots", 10, "snapshots kept in the pool", **integer(1)),
@@ -311,7 +315,8 @@ RLLIB = Section(
             None,
             "the cluster to join",
             check=lambda a: a is None or (isinstance(a, str) and bool(a.strip())),
-            allowed="null (a local Ray, or $RAY_ADDRESS when set) or a cluster address such as auto or ray://head:10001",
+            allowed="a cluster address such as auto or ray://head:10001, or no value (a local Ray, or $RAY_ADDRESS "
+            "when set)",
         ),
         Param("num_env_runners", 0, "sampling processes besides the driver; 0: the driver samples", **integer(0)),
         Param("num_envs_per_env_runner", 8, "games each sampler steps together", **integer(1)),
