@@ -248,6 +248,9 @@ def _speed(args: argparse.Namespace) -> int:
     if args.train is not None:
         if args.env_id is not None or args.env_kwargs is not None:
             raise ValueError("--train CONFIG measures training on the config's game: give GAME or --train, not both")
+        for config in (args.train, args.old_config):  # before torch loads: a mistyped path answers at once
+            if config is not None and not Path(config).is_file():
+                raise ValueError(f"config file {config!r} does not exist")
         from tabletop.train.selfplay.config import load_config
         from tabletop.train.selfplay.throughput import compare_paths, report
 
