@@ -245,10 +245,13 @@ def _speed(args: argparse.Namespace) -> int:
     """`tabletop speed`: random-play throughput against baselines, or (--train) learner throughput, in one run."""
     if args.command == "bench":
         print("tabletop bench is deprecated and goes in the next release: use tabletop speed", file=sys.stderr)
+    if args.old_config is not None:
+        print("--old-config is deprecated and goes in the next release: use --dummy-config", file=sys.stderr)
+        args.dummy_config = args.dummy_config or args.old_config
     if args.train is not None:
         if args.env_id is not None or args.env_kwargs is not None:
             raise ValueError("--train CONFIG measures training on the config's game: give GAME or --train, not both")
-        for config in (args.train, args.old_config):  # before torch loads: a mistyped path answers at once
+        for config in (args.train, args.dummy_config):  # before torch loads: a mistyped path answers at once
             if config is not None and not Path(config).is_file():
                 raise ValueError(f"config file {config!r} does not exist")
         from tabletop.train.selfplay.config import load_config
@@ -259,13 +262,13 @@ def _speed(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}"
             )
-        baseline = load_config(args.old_config) if args.old_config is not None else None
+        baseline = load_config(args.dummy_config) if args.dummy_config is not None else None
         rounds = args.rounds or 2
         speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games, baseline)
         print(report(config, args.train, speeds, rounds))
         return 0
-    if args.train_steps is not None or args.batched_games is not None or args.old_config is not None:
-        raise ValueError("--train-steps, --batched-games and --old-config go with --train CONFIG")
+    if args.train_steps is not None or args.batched_games is not None or args.dummy_config is not None:
+        raise ValueError("--train-steps, --batched-games and --dummy-config go with --train CONFIG")
     if args.env_id is None:
         raise ValueError("give a GAME to measure random play, or --train CONFIG to measure training")
     from tabletop.train.evaluation.bench import compare
@@ -586,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--train",
         metavar="CONFIG",
-        help="instead: learner steps/s of the old (dummy) and batched training paths on this config",
+        help="instead: learner steps/s of the dummy (one env per game) and batched training paths on this config",
     )
     b.add_argument(
         "--train-steps", type=positive_int, help="with --train: learner steps per path and round (default 8192)"
@@ -598,11 +601,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sb3.n_steps scaled to keep the rollout size (default: the config's num_envs)",
     )
     b.add_argument(
-        "--old-config",
+        "--dummy-config",
         metavar="CONFIG",
-        help="with --train: the old path trains this config instead (the same game; "
-        "e.g. the flat MLP before a structured network)",
+        help="with --train: the dummy path trains this config instead (the same game; "
+        "e.g. a flat MLP beside a structured network)",
     )
+    b.add_argument("--old-config", help=argparse.SUPPRESS)  # --dummy-config's name until 0.2.0, for one release
     b.set_defaults(func=_speed)
 
     from tabletop.train.benchmark.exploit import DEFAULT_BUDGET, DEFAULT_GAMES

@@ -299,7 +299,7 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
                 "speed",
                 "--train",
                 str(tmp_path / "circles.yaml"),
-                "--old-config",
+                "--dummy-config",
                 str(SMOKE / "cromlet.yaml"),
                 "--train-steps",
                 "128",
@@ -310,7 +310,7 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
         == 0
     )
     rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[2:4]}
-    assert rows == {"dummy": "mlp", "batched": "circles"}  # the old path trains the old config
+    assert rows == {"dummy": "mlp", "batched": "circles"}  # the dummy path trains the dummy config
     spelled_out = yaml.safe_load((SMOKE / "cromlet.yaml").read_text())
     spelled_out["env_kwargs"] = {
         **spelled_out.get("env_kwargs", {}),
@@ -323,7 +323,7 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
                 "speed",
                 "--train",
                 str(tmp_path / "circles.yaml"),
-                "--old-config",
+                "--dummy-config",
                 str(tmp_path / "spelled_out.yaml"),
                 "--train-steps",
                 "128",
@@ -334,7 +334,9 @@ def test_bench_train_measures_both_paths_in_one_run(capsys, tmp_path):
         == 0
     )  # the same game with a default written out
     capsys.readouterr()
-    assert main(["speed", "--train", str(tmp_path / "circles.yaml"), "--old-config", str(SMOKE / "krz_grtn.yaml")]) == 2
+    assert (
+        main(["speed", "--train", str(tmp_path / "circles.yaml"), "--dummy-config", str(SMOKE / "krz_grtn.yaml")]) == 2
+    )
     assert "compare one game" in capsys.readouterr().err
     assert main(["speed", "cromlet_v0", "--train", str(SMOKE / "cromlet.yaml")]) == 2
     assert "give GAME or --train, not both" in capsys.readouterr().err

@@ -49,3 +49,10 @@ def test_bench_is_a_deprecated_name_for_speed(capsys):
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "tabletop bench is deprecated and goes in the next release: use tabletop speed"
     assert "unknown baseline 'chess_v9'" in err[1]
+
+
+def test_old_config_is_a_deprecated_name_for_dummy_config(capsys):
+    assert main(["speed", "--train", "no-such.yaml", "--old-config", "no-such-either.yaml"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "--old-config is deprecated and goes in the next release: use --dummy-config"
+    assert err[1] == "tabletop speed: error: config file 'no-such.yaml' does not exist"

@@ -74,8 +74,9 @@ class Collected:
 
     def common_tasks(self, cooperative: bool = False) -> list[str]:
         """The competitive (or cooperative) tasks every algorithm of the folder finished runs of: the ones an
-        aggregate is taken over. The cooperative tasks, scored in levels, are aggregated on their own."""
-        tasks = [t for t in sorted(self.curves) if (t in self.cooperative) == cooperative]
+        aggregate is taken over. The cooperative tasks, scored in levels, are aggregated on their own; the exact
+        track's tasks, scored by NashConv, are not aggregated."""
+        tasks = [t for t in sorted(self.curves) if (t in self.cooperative) == cooperative and t not in self.exact]
         return [t for t in tasks if all(a in self.curves[t] for a in self.algorithms)]
 
 
@@ -124,10 +125,13 @@ def collect(folder: Path) -> Collected:
 
 
 def _point(record: dict[str, Any], reference: dict[str, Any], span: float) -> dict[str, float]:
+    """One evaluation as the report reads it. An exact task is scored by NashConv: where its panel's 1 does not
+    beat random (a variant decided by the deal), its normalised score is NaN rather than an error."""
+    exact = "nash_conv" in record and span <= 0
     point = {
-        "normalised_score": normalised(record["raw"], reference),
+        "normalised_score": float("nan") if exact else normalised(record["raw"], reference),
         "raw_score": record["raw"],
-        "normalised_se": record.get("se", float("nan")) / span,
+        "normalised_se": record.get("se", float("nan")) / span if span > 0 else float("nan"),
     }
     if "learner_steps" in record:
         point["learner_steps"] = record["learner_steps"]
@@ -199,7 +203,7 @@ def summarise(found: Collected) -> dict[str, Any]:
     return {
         "tasks": common,
         "cooperative_tasks": teams,
-        "excluded_tasks": sorted(set(found.curves) - set(common) - set(teams)),
+        "excluded_tasks": sorted(set(found.curves) - set(common) - set(teams) - set(found.exact)),
         "scales": {task: _scale(found.references[task]) for task in sorted(found.curves)},
         "per_task": per_task,
         "aggregate": aggregate,
@@ -236,11 +240,12 @@ def _exploitability(found: Collected, task: str) -> dict[str, Any]:
 def _scale(reference: dict[str, Any]) -> dict[str, Any]:
     """A task's 0 and 1: the heuristic named as 1, and both ends' standard errors in normalised units."""
     span = reference["one"] - reference["zero"]
+    scale = span if span > 0 else float("nan")
     return {
         "one_agent": reference["one_agent"],
         "span": span,
-        "zero_se": reference.get("zero_se", float("nan")) / span,
-        "one_se": reference.get("one_se", float("nan")) / span,
+        "zero_se": reference.get("zero_se", float("nan")) / scale,
+        "one_se": reference.get("one_se", float("nan")) / scale,
     }
 
 

@@ -2,11 +2,11 @@
 
 Each path trains a fresh learner for a few thousand steps inside `MaskablePPO.learn`, same config and
 seeds, the opponent pool already full (`max_snapshots` frozen copies of the first learner, as in a long
-run): `dummy` (one SeatEnv per game in a DummyVecEnv, the old path) and `batched` (BatchedSelfPlayEnv).
+run): `dummy` (one SeatEnv per game in a DummyVecEnv) and `batched` (BatchedSelfPlayEnv).
 The paths take turns, round after round, so a machine whose load changes slows both alike. Rollout
 time (the games and the learner's forward passes) and update time (PPO's gradient steps) are reported
 apart: only the first depends on the environment side. `batched_games` runs the batched path with that
-many games instead, `sb3.n_steps` scaled to keep the rollout size (the old path cannot hold many games:
+many games instead, `sb3.n_steps` scaled to keep the rollout size (the dummy path cannot hold many games:
 each of its envs keeps its own copy of every snapshot).
 """
 
@@ -111,20 +111,20 @@ def compare_paths(
     steps: int,
     rounds: int = 2,
     batched_games: int | None = None,
-    old_config: TrainConfig | None = None,
+    dummy_config: TrainConfig | None = None,
 ) -> list[PathSpeed]:
-    """Every path, `rounds` times in turn, `steps` learner steps each time; the totals per path. The old
-    path trains `old_config` when given (the same game: say, the flat MLP the new network replaces)."""
+    """Every path, `rounds` times in turn, `steps` learner steps each time; the totals per path. The dummy
+    path trains `dummy_config` when given (the same game: say, a flat MLP beside a structured network)."""
     if steps < 1 or rounds < 1:
         raise ValueError(f"steps and rounds must be at least 1, got steps={steps}, rounds={rounds}")
-    if old_config is not None and (old_config.env.env_id, old_config.env.resolved()) != (
+    if dummy_config is not None and (dummy_config.env.env_id, dummy_config.env.resolved()) != (
         config.env.env_id,
         config.env.resolved(),
     ):
-        raise ValueError(f"the old config plays {old_config.env}, the config {config.env}: compare one game")
+        raise ValueError(f"the dummy config plays {dummy_config.env}, the config {config.env}: compare one game")
     configs = {kind: config for kind in PATHS}
-    if old_config is not None:
-        configs[PATHS[0]] = old_config
+    if dummy_config is not None:
+        configs[PATHS[0]] = dummy_config
     if batched_games is not None:
         configs["batched"] = with_games(config, batched_games)
     totals = {
@@ -141,8 +141,8 @@ def compare_paths(
 
 
 def report(config: TrainConfig, source: str, speeds: list[PathSpeed], rounds: int) -> str:
-    old, new = speeds
-    per_round = old.steps // rounds
+    dummy, batched = speeds
+    per_round = dummy.steps // rounds
     lines = [
         f"{source}: {config.env} learner_seats={config.learner_seats}, network {dataclasses.asdict(config.network)}, "
         f"torch threads {config.torch_threads}; {rounds} rounds of {per_round} learner steps per path",
@@ -154,7 +154,7 @@ def report(config: TrainConfig, source: str, speeds: list[PathSpeed], rounds: in
             f"{s.rollout_seconds:>10.1f} {s.update_seconds:>9.1f}"
         )
     lines.append(
-        f"ratio ({new.kind} / {old.kind}): learner steps/s {new.steps_per_second / old.steps_per_second:.2f}x, "
-        f"rollout steps/s {new.rollout_steps_per_second / old.rollout_steps_per_second:.2f}x"
+        f"ratio ({batched.kind} / {dummy.kind}): learner steps/s {batched.steps_per_second / dummy.steps_per_second:.2f}x, "
+        f"rollout steps/s {batched.rollout_steps_per_second / dummy.rollout_steps_per_second:.2f}x"
     )
     return "\n".join(lines)
