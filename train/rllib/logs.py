@@ -2,7 +2,7 @@
 
 Ray logs to stderr through its loggers (`ray`, and `ray.rllib`, `ray.data`, ... with handlers of their own: its
 start, its workers, RLlib's notes on its API) and through `warnings`; a benchmark's or a training run's bar shares
-that stream. `to_run_folder` sends both to `<folder>/ray.log` for the session and puts everything back after.
+that stream. `to_run_folder` sends both to `<folder>/ray.log` while Ray runs and puts everything back after.
 """
 
 from __future__ import annotations
