@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.agents.search.player import outcome, play_out
+from tabletop.agents.search.player import DEFAULT_ROLLOUT, outcome, play_out
 from tabletop.agents.search.spec import GuidedOptions
 from tabletop.envs.core.aec import offending_team
 
@@ -49,6 +49,7 @@ def completed_q(
 
 
 def softmax_over(scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """softmax(scores) over the legal moves, 0 elsewhere."""
     out = np.zeros(len(scores))
     z = np.exp(scores[legal] - scores[legal].max())
     out[legal] = z / z.sum()
@@ -64,9 +65,7 @@ class GuidedSearch:
 
     def __init__(self, env: Any, game: str, policies: dict[str, type], options: GuidedOptions, net, seed=None, name=""):
         """`env`: the table's EnvSpec; `net`: agents/search/networks.py's `TorchNet` or `OnnxNet`; `policies`: the
-        heuristics `options.rollout` may name (the first is the default when the game names none)."""
-        from tabletop.agents.search.player import DEFAULT_ROLLOUT
-
+        heuristics `options.rollout` may name (default: the plain search's rollout heuristic for the game)."""
         self.table = env.make_raw()
         self.game_rules = self.table.game
         cooperative = getattr(self.game_rules, "shared_reward", False)

@@ -66,7 +66,7 @@ PROGRESS_FILE = "progress.csv"
 class Decisions:
     """The learner's decisions of some games: what the network reads, the search's target, the seat's result."""
 
-    observations: np.ndarray  # [N, obs] float32
+    observations: np.ndarray  # [N, obs] float16 (the observations' numbers are small fractions and counts)
     masks: np.ndarray  # [N, actions] bool
     targets: np.ndarray  # [N, actions] float32, rows summing to 1
     outcomes: np.ndarray  # [N] float32
@@ -86,7 +86,7 @@ class Decisions:
 
 def losses(net: ActorCritic, data: Decisions, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """(cross-entropy of the masked policy against the targets, the value's squared error), batch means."""
-    obs = torch.from_numpy(data.observations[rows])
+    obs = torch.from_numpy(data.observations[rows].astype(np.float32))
     masks = torch.from_numpy(data.masks[rows])
     extractor = net.mlp_extractor
     logits = net.action_net(extractor.forward_actor(obs))
@@ -174,14 +174,14 @@ class AlphaZeroLearner:
             action = act_for(seats[seat], self.table, state, seat)
             if isinstance(seats[seat], GuidedSearch):
                 seen.append(seat)
-                observations.append(self.observer.encode(state, seat).astype(np.float32))
+                observations.append(self.observer.encode(state, seat).astype(np.float16))
                 masks.append(state.legal_action_mask().astype(bool))
                 targets.append(seats[seat].improved.astype(np.float32))
             state.apply(action)
         result = np.asarray(state.returns(), dtype=np.float32)
         width, actions = self.observer.layout.size, self.table.game.num_actions
         return Decisions(
-            np.stack(observations) if seen else np.zeros((0, width), np.float32),
+            np.stack(observations) if seen else np.zeros((0, width), np.float16),
             np.stack(masks) if seen else np.zeros((0, actions), bool),
             np.stack(targets) if seen else np.zeros((0, actions), np.float32),
             result[seen],
@@ -218,7 +218,7 @@ class AlphaZeroLearner:
         )
         targets = taught.target.astype(np.float32)
         data = Decisions(
-            taught.observations.astype(np.float32),
+            taught.observations,  # float16, as the search's decisions
             taught.masks,
             targets / targets.sum(1, keepdims=True),
             taught.returns,
