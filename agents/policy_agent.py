@@ -35,10 +35,10 @@ def one_thread(torch):
         torch.set_num_threads(threads)
 
 
-def actor_logits(policy: nn.Module, observation: torch.Tensor) -> torch.Tensor:
+def actor_logits(policy: Any, observation: torch.Tensor) -> torch.Tensor:
     """The actor without the distribution: network -> action head, for an `ActorCritic` and the learner's SB3
     policy alike (same layout; their observations are flat float vectors, which SB3's flattening leaves as
-    they are)."""
+    they are). `policy` is typed Any: torch types a module's submodules only as `Tensor | Module`."""
     return policy.action_net(policy.mlp_extractor.forward_actor(observation))
 
 
@@ -66,6 +66,8 @@ class PolicyAgent:
     `agents.networks.ActorCritic`, or a learner's own policy of the same layout."""
 
     needs_observation = True
+    observation_options: dict[str, Any] | None = None
+    """The observer arguments the policy was trained with (`Agent`'s optional attribute); None: the table's."""
 
     def __init__(self, policy: nn.Module, name: str = "ppo", seed: int | None = None, sample: bool = False):
         self.policy = policy
@@ -96,5 +98,7 @@ class PolicyAgent:
         agent.observation_options = saved.observer_options
         return agent
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        if observation is None:
+            raise ValueError(f"{self.name} reads the observation vector (needs_observation), and got None")
         return choose_action(self.policy, observation, action_mask, self.rng)

@@ -115,8 +115,9 @@ class GuidedOptions:
 DEFAULT_SIMS = 100
 VALUES = ("win", "margin")
 LEAVES = ("rollout", "value", "policy")
-KEYS = {f.name: f.type for f in fields(SearchOptions)}
-GUIDED_KEYS = {f.name: f.type for f in fields(GuidedOptions)}
+# each key's annotation, a string ("int", "float", "str") under `from __future__ import annotations`
+KEYS = {f.name: str(f.type) for f in fields(SearchOptions)}
+GUIDED_KEYS = {f.name: str(f.type) for f in fields(GuidedOptions)}
 _CASTS = {
     "int": (int, "an int"),
     "float": (float, "a number"),

@@ -25,8 +25,8 @@ class GameDefinition:
 
     env_id: str
     game: type[Game]
-    observer: type[Observer]
-    renderer: type[Renderer]
+    observer: type[Observer[Any]]
+    renderer: type[Renderer[Any]]
     summary: str
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Defaults that differ from the declared ones: a retired id keeps its old meaning this way."""
@@ -50,7 +50,7 @@ class GameDefinition:
         where a table's observation keeps what the kind reads (declared by the observer; envs/core/structures.py)."""
         return getattr(self.observer, "network_structures", {})
 
-    def resolve(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def resolve(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Every argument's value, validated (unknown names and bad values raise `ParameterError`)."""
         return self.parameters.resolve(kwargs, self.env_id)
 
@@ -98,13 +98,17 @@ def entry_points(definition: GameDefinition) -> tuple[Callable[..., TabletopEnv]
     def env(**kwargs: Any) -> AECEnv:
         return definition.env(**kwargs)
 
-    for function, what in ((raw_env, "The unwrapped `TabletopEnv`"), (env, "The env in PettingZoo's order check")):
+    entries: tuple[tuple[Any, str], ...] = (
+        (raw_env, "The unwrapped `TabletopEnv`"),
+        (env, "The env in PettingZoo's order check"),
+    )
+    for function, what in entries:  # Any: mypy knows no `__signature__` on a function
         function.__signature__ = signature
         function.__doc__ = f"{what}: {definition.summary}\n\nArguments:\n{arguments}\n"
         function.__qualname__ = function.__name__
     return raw_env, env
 
 
-def observer_parameters(observer: type[Observer]) -> Parameters:
+def observer_parameters(observer: type[Observer[Any]]) -> Parameters:
     """What an observer class declares (`parameters`, e.g. opt-in feature groups); none if it declares nothing."""
     return getattr(observer, "parameters", Parameters())

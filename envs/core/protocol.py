@@ -8,7 +8,7 @@ see, a Renderer into text and pictures, and `tabletop.envs.core.aec.TabletopEnv`
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class Game(Protocol):
     """
 
     name: str
-    parameters: ClassVar[Parameters]
+    parameters: Parameters
     """The declaration of every constructor argument: default, allowed values, meaning."""
     params: dict[str, Any]
     """This configuration's value of every parameter (defaults filled in)."""
@@ -86,8 +86,12 @@ class Game(Protocol):
         """Rebuild a state written by `State.to_json`."""
 
 
+S = TypeVar("S", bound=State, contravariant=True)
+"""The state type an observer or renderer reads: its own game's."""
+
+
 @runtime_checkable
-class Observer(Protocol):
+class Observer(Protocol[S]):
     """State + seat -> float32 arrays, for one game configuration and one mode.
 
     Built as `ObserverClass(game, omniscient)`. `layout` names the segments of the flat vector; a
@@ -98,21 +102,25 @@ class Observer(Protocol):
 
     layout: Layout
 
-    def encode(self, state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def __init__(self, game: Any, omniscient: bool, /, **options: Any) -> None: ...
+
+    def encode(self, state: S, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of `state` as `seat` sees it; written into `out` (and returned) when given."""
 
 
 @runtime_checkable
-class Renderer(Protocol):
+class Renderer(Protocol[S]):
     """State -> text and pictures, for one game configuration. Built as `RendererClass(game)`."""
 
-    def ansi(self, state: State, seat: int | None = None) -> str:
+    def __init__(self, game: Any, /) -> None: ...
+
+    def ansi(self, state: S, seat: int | None = None) -> str:
         """The table as terminal text: everything for `None`, else only what `seat` may know."""
 
-    def rgb(self, state: State) -> np.ndarray:
+    def rgb(self, state: S) -> np.ndarray:
         """The table as an H×W×3 uint8 picture (a spectator's view)."""
 
-    def describe(self, state: State, action: int, seat: int | None = None) -> str | None:
+    def describe(self, state: S, action: int, seat: int | None = None) -> str | None:
         """`action`, about to be played in `state`, as `seat` may learn of it: for the mover, for `None` and for
         a public move the rulebook's words (`state.action_to_string`, plus any public detail they leave out);
         for a private move what an onlooker at the table sees; None when an onlooker sees nothing of it."""

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from typing import Any
 
 from tabletop.envs.core.actions import ActionLayout
 from tabletop.envs.krz_grtn.pictures import CONCEPTS
@@ -78,7 +80,7 @@ def public_constants(game) -> dict:
     return {"letters": LETTERS, "blank": BLANK, "levels": list(game.levels), "max_lives": int(game.lives)}
 
 
-def picture_names(view: dict) -> dict:
+def picture_names(view: Mapping[str, Any]) -> dict[str, list[Any]]:
     """{id: [name, keywords]} for every picture id the view holds (table, target, last attempt): a page names
     only pictures its seat already sees, so it never receives the deck."""
     ids = set(view.get("candidates") or [])
