@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """mypy over envs/, agents/ and train/ against a committed baseline that may only shrink.
 
-The folders install as `tabletop.envs`, `tabletop.agents` and `tabletop.train`, a mapping mypy cannot read from an
-editable install, so mypy checks them through a `tabletop/` folder of links to them under .mypy_cache/. Its
-settings are `[tool.mypy]` in pyproject.toml. Each error is kept as `file: [code] message`, without its line number, so the
-baseline (.ci/mypy-baseline.txt) survives edits that only move code. Exit status 1 when an error is not in the
-baseline (fix it) or a baseline entry no longer occurs (shrink the baseline with `--update`).
+The folders install as `tabletop.envs`, `tabletop.agents` and `tabletop.train`, a mapping mypy cannot read from
+an editable install, so mypy checks them through a `tabletop/` folder of links to them under .mypy_cache/. Its
+settings are `[tool.mypy]` in pyproject.toml. Each error is kept as `file: [code] message`, without its line
+number, so the baseline (.ci/mypy-baseline.txt) survives edits that only move code. Exit status 1 when an error
+is not in the baseline (fix it) or a baseline entry no longer occurs (shrink the baseline with `--update`). The
+public API (the registry, the entry modules, the layer protocols, the agent protocol, specs and policy players)
+has no baseline: any error there fails.
 
     python .ci/mypy_baseline.py            # check
     python .ci/mypy_baseline.py --update   # write today's errors as the baseline
@@ -25,6 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 BASELINE = ROOT / ".ci" / "mypy-baseline.txt"
 CACHE = ROOT / ".mypy_cache"
 FOLDERS = ("envs", "agents", "train")
+PUBLIC = re.compile(  # the public API: no error here, baseline or not
+    r"^(envs/(__init__|registry|[a-z_]+_v\d+)\.py|envs/core/(protocol|definition)\.py"
+    r"|agents/(__init__|base|registry|policy_agent|onnx_agent)\.py|agents/search/spec\.py):"
+)
 ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$")
 
 
@@ -82,11 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     lines = run_mypy()
     found = Counter(entry for entry in map(normalize, lines) if entry)
     if args.update:
-        write_baseline(found)
+        write_baseline(Counter({entry: n for entry, n in found.items() if not PUBLIC.match(entry)}))
         print(f"{BASELINE.relative_to(ROOT)}: {sum(found.values())} errors")
         return 0
     baseline = read_baseline()
     new, gone = found - baseline, baseline - found
+    new.update(entry for entry in (baseline & found).elements() if PUBLIC.match(entry))
     for line in lines:
         if normalize(line) in new:
             print(f"new: {line}")

@@ -52,3 +52,11 @@ def test_the_same_error_twice_needs_two_entries(baseline):
     checker.main(["--update"])
     baseline.append(ERROR.replace(":118:", ":200:"))
     assert checker.main([]) == 1
+
+
+def test_an_error_in_the_public_api_fails_even_in_the_baseline(baseline, capsys):
+    baseline.append('envs/registry.py:80: error: Argument 1 to "resolve" has incompatible type  [arg-type]')
+    checker.BASELINE.write_text('envs/registry.py: [arg-type] Argument 1 to "resolve" has incompatible type\n')
+    assert checker.main([]) == 1 and "new: envs/registry.py:80:" in capsys.readouterr().out
+    checker.main(["--update"])
+    assert "registry" not in checker.BASELINE.read_text()
