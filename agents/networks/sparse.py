@@ -76,8 +76,15 @@ class BagLinear(nn.Linear):
         table = self.weight.detach().t().contiguous()  # [in, out]: a feature's weights side by side
         self.weight = nn.Parameter(table.t())  # seen as [out, in], as nn.Linear's
 
+    touched: torch.Tensor | None = None  # a lazy optimiser's record: the inputs read since its last step, or None
+
     def forward(self, features: torch.Tensor | SparseRows) -> torch.Tensor:
+        recording = self.touched is not None and torch.is_grad_enabled()
         if not isinstance(features, SparseRows):
+            if recording:
+                self.touched[:] = True  # a dense batch reaches every input
             return F.linear(features, self.weight, self.bias)
+        if recording:
+            self.touched[features.indices] = True
         out = F.embedding_bag(features.indices, self.weight.t(), mode="sum", per_sample_weights=features.values)
         return out if self.bias is None else out + self.bias

@@ -209,3 +209,41 @@ def test_export_folds_the_bag_into_a_dense_onnx_layer(tmp_path):
         learner = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
     legal = masks > 0
     assert np.max(np.abs(logits - learner)[legal]) <= 1e-5
+
+
+def lazy_and_dense(batches: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(weights before, after lazy Adam, after torch's Adam) of a bag and a Linear with the same weights, one step
+    per batch of `batches` on the same loss."""
+    from tabletop.train.selfplay.lazy_adam import LazyBagAdam
+
+    torch.manual_seed(2)
+    bag, linear = BagLinear(FEATURES, 8), nn.Linear(FEATURES, 8)
+    linear.load_state_dict(bag.state_dict())
+    start = bag.weight.detach().clone()
+    lazy = LazyBagAdam(list(bag.parameters()), [bag], lr=0.01, eps=1e-5, foreach=True)
+    dense = torch.optim.Adam(linear.parameters(), lr=0.01, eps=1e-5)
+    for step, batch in enumerate(batches):
+        target = torch.randn(len(batch), 8, generator=torch.Generator().manual_seed(step))
+        for layer, optimiser, x in ((bag, lazy, sparse_rows(batch)), (linear, dense, batch)):
+            optimiser.zero_grad()
+            ((layer(x) - target) ** 2).sum().backward()
+            optimiser.step()
+    return start, bag.weight.detach(), linear.weight.detach()
+
+
+def test_lazy_adam_is_adam_on_inputs_read_at_every_step():
+    half = FEATURES // 2
+    batches = [torch.cat([torch.rand(16, half) + 0.5, torch.zeros(16, FEATURES - half)], dim=1) for _ in range(3)]
+    start, lazy, dense = lazy_and_dense(batches)
+    torch.testing.assert_close(lazy, dense)
+    assert (lazy[:, :half] != start[:, :half]).all() and torch.equal(lazy[:, half:], start[:, half:])
+
+
+def test_lazy_adam_moves_an_input_only_when_read():
+    first, later = torch.zeros(4, FEATURES), torch.zeros(4, FEATURES)
+    first[:, :10], later[:, 10:20] = 1.0, 1.0
+    start, lazy, dense = lazy_and_dense([first, later, later])
+    after_one = lazy_and_dense([first])[1]
+    assert torch.equal(lazy[:, :10], after_one[:, :10])  # read once, then left as it was
+    assert not torch.equal(dense[:, :10], after_one[:, :10])  # torch's Adam goes on moving it by its moments
+    torch.testing.assert_close(lazy[:, 10:], dense[:, 10:])

@@ -21,8 +21,9 @@ from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.agents.networks.mlp import MlpExtractor
 from tabletop.agents.networks.roles import ROLE_WEIGHTS
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy
-from tabletop.agents.networks.sparse import SparseRows, bag_pays, sparse_rows
+from tabletop.agents.networks.sparse import BagLinear, SparseRows, bag_pays, sparse_rows
 from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.lazy_adam import LazyBagAdam
 
 
 def config_spec(network, env: EnvSpec) -> dict[str, Any]:
@@ -93,13 +94,20 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
     - The actor runs only on decisions with a choice: a forced move is played whatever the logits, with
       log-probability 0 and entropy 0, so it adds nothing to the policy loss or its gradient.
     - In PPO's update the action head scores the legal actions only (`legal_scores`), not every action.
-    The same function and gradients as the dense policy, up to float rounding."""
+    The same function and gradients as the dense policy, up to float rounding; Adam is lazy in the bags'
+    tables (`LazyBagAdam`)."""
 
     def _build_mlp_extractor(self) -> None:
         arch = self.net_arch
         if not isinstance(arch, dict) or list(arch.get("pi", [])) != list(arch.get("vf", [])):
             raise ValueError(f"an MLP policy has policy and value nets of one shape (net_arch pi = vf), not {arch}")
         self.mlp_extractor = MlpExtractor(self.features_dim, list(arch["pi"]), self.activation_fn, sparse=True)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        if self.optimizer_class is torch.optim.Adam:  # lazy in the bags' tables (lazy_adam.py)
+            bags = [m for m in self.mlp_extractor.modules() if isinstance(m, BagLinear)]
+            self.optimizer = LazyBagAdam(self.parameters(), bags, lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def extract_features(self, obs, features_extractor=None):
         """The batch as `SparseRows`, or dense where too many inputs are active for the bag to pay (Cromlet)."""
@@ -192,7 +200,7 @@ def legal_sample(
 def sb3_policy(spec: dict[str, Any], frozen_role: str | None = None) -> tuple[type[MaskableActorCriticPolicy], dict]:
     """(policy class, its SB3 `policy_kwargs`) for a network spec."""
     activation = ACTIVATIONS[spec["activation"]]
-    adam = {"optimizer_kwargs": {"foreach": True}}  # one pass per step over all weights: ~3x less time on a CPU
+    adam = {"optimizer_kwargs": {"eps": 1e-5, "foreach": True}}  # SB3's eps; one pass per step: ~3x less time
     if spec["kind"] == "mlp":
         return MlpPolicy, {
             "net_arch": {"pi": spec["hidden"], "vf": spec["hidden"]},
