@@ -27,8 +27,11 @@ __all__ = ["GAMES", "PREFIX", "SMALL", "TabletopGame", "TabletopState", "load", 
 GAMES: list[str] = []
 """The OpenSpiel names registered so far, `tabletop_<env id>` for every registered env id."""
 
-SMALL: dict[str, tuple[str, dict[str, Any]]] = {}
-"""Each small variant's name -> (OpenSpiel game name, parameters): the configurations solved exactly."""
+SMALL: dict[str, tuple[str, dict[str, Any]]] = {
+    "chromino_small": ("tabletop_chromino_v1", {"num_players": 2, "box": "7 30 52 66", "hand_size": 2, "grid_size": 5}),
+}
+"""Each small variant's name -> (OpenSpiel game name, parameters): 2-player configurations whose whole tree
+OpenSpiel's exact tools walk (docs/openspiel.md gives their sizes)."""
 
 
 def register(env_id: str) -> str:

@@ -74,10 +74,9 @@ def read(param: Param, value: Any) -> Any:
         return None if value == 0 else value
     if kind == "plain" or not isinstance(value, str):
         return value
-    if value == "none" and not isinstance(param.default, (tuple, list)):
-        return None
     items = [int(w) if w.lstrip("-").isdigit() else w for w in value.split()]
-    return items if isinstance(param.default, (tuple, list)) else value
+    readings = [None] if value == "none" else [items, *items[:1], value]  # the first the env allows; else the text
+    return next((r for r in readings if _allows(param, r)), value)
 
 
 def openspiel_params(env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,63 @@
+"""The small variants load and are as small as documented; any agent spec is an OpenSpiel policy over information
+states, and OpenSpiel's exact tools evaluate it."""
+
+from __future__ import annotations
+
+import pytest
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="the openspiel extra is not installed (pip install tabletop-rl[openspiel])"
+)
+
+from open_spiel.python import policy as openspiel_policy  # noqa: E402
+from open_spiel.python.algorithms import exploitability  # noqa: E402
+
+from tabletop.agents.openspiel_policy import AgentPolicy  # noqa: E402
+from tabletop.envs.openspiel import SMALL, load  # noqa: E402
+from tabletop.train.benchmark.openspiel_exact import best_response_values, cfr_plus, count, nash_conv  # noqa: E402
+
+TINY = {"box": "7 52", "hand_size": 1, "grid_size": 5}  # two tiles: a tree of 242 histories
+
+
+def tiny() -> pyspiel.Game:
+    return pyspiel.load_game("tabletop_chromino_v1", TINY)
+
+
+def test_the_small_variants_are_two_player_zero_sum_games_of_the_documented_size():
+    assert set(SMALL) == {"chromino_small"}
+    game = load("chromino_small")
+    assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert count(game) == {
+        "histories": 12174,
+        "decisions": 9128,
+        "chance_nodes": 326,
+        "terminals": 2720,
+        "information_states": 2282,
+    }
+
+
+def test_the_random_agent_is_openspiels_uniform_policy():
+    game = tiny()
+    assert nash_conv(game, AgentPolicy(game, "random")) == pytest.approx(
+        nash_conv(game, openspiel_policy.UniformRandomPolicy(game))
+    )
+
+
+@pytest.mark.parametrize("spec", ["most_contacts", "block_rivals"])
+def test_a_heuristic_is_a_deterministic_policy_of_the_information_state(spec):
+    game = tiny()
+    policy = AgentPolicy(game, spec)
+    tabular = openspiel_policy.tabular_policy_from_callable(game, policy)
+    for row in range(len(tabular.action_probability_array)):
+        probabilities = tabular.action_probability_array[row]
+        assert sorted(probabilities[probabilities > 0]) == [1.0]
+    value = nash_conv(game, policy)
+    assert value == pytest.approx(exploitability.nash_conv(game, tabular))
+    assert value >= 0 and max(best_response_values(game, policy)) <= 1.0
+
+
+def test_cfr_plus_drives_nash_conv_down():
+    game = tiny()
+    uniform = nash_conv(game, AgentPolicy(game, "random"))
+    _, curve = cfr_plus(game, 20, 10)
+    assert uniform > 0 and curve[-1][1] < 0.05 * uniform
