@@ -216,7 +216,7 @@ def summarise(found: Collected) -> dict[str, Any]:
             {"task": t, "algorithm": a, "final_se": v["final_se"]}
             for t, row in per_task.items()
             for a, v in row.items()
-            if not v["final_se"] <= SE_TARGET
+            if v["final_se"] > SE_TARGET  # NaN (an exact task decided by the deal) is not listed
         ],
         "unsupported": [{"task": t, "algorithm": a, "reason": r} for (t, a), r in sorted(found.unsupported.items())],
         "unfinished": sorted(found.unfinished),

@@ -95,3 +95,18 @@ def _task() -> dict:
     import yaml
 
     return yaml.safe_load((ROOT / "configs/benchmark/smoke.yaml").read_text())["tasks"]["cromlet_2p"]
+
+
+def test_the_exact_suite_covers_the_small_variants():
+    from tabletop.envs.openspiel import SMALL
+    from tabletop.envs.openspiel.game import env_kwargs
+
+    def key(env_id: str, kwargs: dict) -> tuple[str, str]:
+        return env_id, json.dumps({k: v for k, v in kwargs.items() if k != "num_players"}, sort_keys=True)
+
+    suite = load_suite(ROOT / "configs/benchmark/exact.yaml")
+    assert all(task.exact for task in suite.tasks.values())
+    declared = {
+        key(game[len("tabletop_") :], env_kwargs(game[len("tabletop_") :], params)) for game, params in SMALL.values()
+    }
+    assert {key(t.env.env_id, t.env.kwargs) for t in suite.tasks.values()} == declared
