@@ -283,9 +283,17 @@ def _speed(args: argparse.Namespace) -> int:
 
 
 def _exploit(args: argparse.Namespace) -> int:
-    """`tabletop exploit`: a fresh PPO best response to one frozen policy, and its result against it."""
-    from tabletop.train.benchmark.exploit import exploit
+    """`tabletop exploit`: a fresh PPO best response to one frozen policy, and its result against it; on a small
+    variant (docs/openspiel.md) OpenSpiel's exact best response instead."""
+    from tabletop.train.benchmark.exploit import exact_exploit, exploit
 
+    exact = exact_exploit(env_spec(args.env_id, args.env_kwargs), args.policy)
+    if exact is not None:
+        print(exact.line())
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(exact.to_dict(), f, indent=2)
+        return 0
     try:
         override = json.loads(args.override) if args.override is not None else {}
     except json.JSONDecodeError as err:

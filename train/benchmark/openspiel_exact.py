@@ -15,10 +15,25 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from open_spiel.python.algorithms import best_response, cfr, exploitability
+from open_spiel.python.algorithms import best_response, cfr, expected_game_score, exploitability
 
 from tabletop.agents.openspiel_policy import AgentPolicy
-from tabletop.envs.openspiel import SMALL, load
+from tabletop.envs import EnvSpec
+from tabletop.envs.openspiel import PREFIX, SMALL, load
+from tabletop.envs.openspiel.game import ADAPTER_ONLY, env_kwargs
+
+
+def small_variant(env: EnvSpec) -> str | None:
+    """The name of the small variant `env` is (its game's arguments those of one of `SMALL`), or None."""
+    for name, (game, params) in SMALL.items():
+        env_id = game.removeprefix(PREFIX)
+        if env_id == env.env_id and _game_args(EnvSpec(env_id, env_kwargs(env_id, params))) == _game_args(env):
+            return name
+    return None
+
+
+def _game_args(env: EnvSpec) -> dict[str, Any]:
+    return {k: v for k, v in env.resolved().items() if k not in ADAPTER_ONLY}
 
 
 def count(game: Any) -> dict[str, int]:
@@ -53,6 +68,11 @@ def best_response_values(game: Any, policy: Any) -> list[float]:
         float(best_response.BestResponsePolicy(game, p, policy).value(game.new_initial_state()))
         for p in range(game.num_players())
     ]
+
+
+def policy_values(game: Any, policy: Any) -> list[float]:
+    """Each seat's expected return when `policy` plays every seat."""
+    return [float(v) for v in expected_game_score.policy_value(game.new_initial_state(), [policy] * game.num_players())]
 
 
 def cfr_plus(game: Any, iterations: int, every: int) -> tuple[Any, list[tuple[int, float]]]:
