@@ -113,7 +113,7 @@ CASES = {  # id: (modules absent, command line with {tmp} for outputs that must 
     ),
     "tournament ppo": (
         ("torch",),
-        ["tournament", "cromlet_v0", "ppo:{tmp}/run", "random"],
+        ["tournament", "cromlet_v0", "ppo:{tmp}", "random"],  # a folder that is there: the extra is what is missing
         "a trained policy (ppo: agent) needs the train extra (torch is missing): pip install -e '.[train]'",
     ),
 }
