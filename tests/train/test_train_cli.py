@@ -258,3 +258,16 @@ def test_eval_games_sets_the_final_evaluation_and_a_shorter_run_scales_it(tmp_pa
     assert {row["games"] for row in json.loads((tmp_path / "one" / "final" / "eval.json").read_text())["results"]} == {
         1
     }
+
+
+def test_the_final_evaluation_of_another_family_scales_and_is_set_alike():
+    from tabletop.train.benchmark.training import parse_training
+    from tabletop.train.cli import final_evaluation
+
+    config = parse_training({"family": "dqn", "env_id": "cromlet_v0", "total_steps": 1000, "eval_games": 100})
+    scaled, plan = final_evaluation(config, 100, None)
+    assert scaled.task.eval_games == scaled.data["eval_games"] == 10
+    assert plan.startswith("plan: 100 learner steps, then a final evaluation of 10 games against each of 4 opponents")
+    team = parse_training({"family": "dqn", "env_id": "krz_grtn_v1", "learner_seats": "all", "total_steps": 1000})
+    _, plan = final_evaluation(team, None, 7)
+    assert "7 games for its own team and each of 3 other teams" in plan and "28 games in all (--eval-games 7)" in plan
