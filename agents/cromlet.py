@@ -8,8 +8,8 @@
   could still claim (wilds included) and closes cromlets on their last circle so nobody scores them.
 
 The scores of every legal action are one compiled loop (numba, cached on disk): a search player's rollouts
-call them thousands of times a move. tests/oracles/cromlet_heuristics.py keeps the one-action-at-a-time
-Python they replaced, and tests/agents/test_cromlet_heuristics.py holds the loop to it.
+call them thousands of times a move. tests/oracles/cromlet_heuristics.py keeps a one-action-at-a-time
+Python oracle, and tests/agents/test_cromlet_heuristics.py holds the loop to it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ alternating, by CPU time (docs/speed.md: the encoders and Kings Cribbage's rack 
 
     python scripts/bench_replaced.py
 
-- KRZ GRTN's and Kings Cribbage's encoders against `OracleObserver` (the encoders they replaced), on the
+- KRZ GRTN's and Kings Cribbage's encoders against `OracleObserver` (the plain numpy encoders), on the
   positions of seeded random games, best of 7 passes each;
 - Kings Cribbage's engine alone (`engine_play`, as `tabletop bench` drives it) with the rack templates built by
   the numpy oracle against the kernel, the template cache emptied before every 10 games (a fresh process);

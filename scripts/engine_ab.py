@@ -1,16 +1,16 @@
 """Another commit's engine against this checkout's, and both against OpenSpiel's cribbage, in one process taking turns.
 
 `bench_commit.py` runs one side per process, one after the other; on a machine whose speed drifts by 10-20% from
-minute to minute that before/after moves with the drift. Here COMMIT's `envs/` is imported beside this checkout's
+minute to minute that comparison moves with the drift. Here COMMIT's `envs/` is imported beside this checkout's
 as a second package with COMMIT's own bench loops (a temporary copy with its imports renamed), and the three loops
-alternate in short rounds: COMMIT's engine in COMMIT's engine loop (before `legal_actions`, a draw among the mask's
-nonzero indices), this checkout's in `tabletop bench`'s, and OpenSpiel's (needs `pip install open-spiel`):
+alternate in short rounds: COMMIT's engine in COMMIT's engine loop, this checkout's in `tabletop bench`'s, and
+OpenSpiel's (needs `pip install open-spiel`):
 
     python scripts/engine_ab.py HEAD~1 kings_cribbage_v0 --games 20 --rounds 20
 
-Caution: COMMIT's copy runs slower than the same code in this checkout (against its own HEAD it reported now / HEAD
-1.05 for Chromino and 1.11-1.22 for Kings Cribbage; docs/speed.md), so "now / COMMIT" overstates a change's gain.
-Read the "now vs OpenSpiel" column; to measure a change, swap the code inside one package.
+Caution: COMMIT's copy runs slower than the same code in this checkout (given HEAD itself it reports
+here / HEAD 1.05 for Chromino and 1.11-1.22 for Kings Cribbage; docs/speed.md), so "here / COMMIT" overstates a
+change's gain. Read the "here vs OpenSpiel" figure; to measure a change, swap the code inside one package.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ BENCH = "train/evaluation/bench.py"
 
 
 def import_at(commit: str, folder: Path):
-    """COMMIT's `envs/` as the package `tabletop_then.envs` and its `train/evaluation/bench.py` as
-    `tabletop_then.bench` (the files copied out of git, `tabletop.envs` renamed): that bench module."""
-    package = folder / "tabletop_then"
+    """COMMIT's `envs/` as the package `tabletop_at_commit.envs` and its `train/evaluation/bench.py` as
+    `tabletop_at_commit.bench` (the files copied out of git, `tabletop.envs` renamed): that bench module."""
+    package = folder / "tabletop_at_commit"
     files = subprocess.run(
         ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", commit, "envs", BENCH],
         check=True,
@@ -47,11 +47,11 @@ def import_at(commit: str, folder: Path):
         target = package / ("bench.py" if name == BENCH else name)
         target.parent.mkdir(parents=True, exist_ok=True)
         if name.endswith(".py"):
-            data = data.replace(b"tabletop.envs", b"tabletop_then.envs")
+            data = data.replace(b"tabletop.envs", b"tabletop_at_commit.envs")
         target.write_bytes(data)
     (package / "__init__.py").write_text("")
     sys.path.insert(0, str(folder))
-    return importlib.import_module("tabletop_then.bench")
+    return importlib.import_module("tabletop_at_commit.bench")
 
 
 def main() -> int:
@@ -64,26 +64,26 @@ def main() -> int:
     args = parser.parse_args()
     kwargs = json.loads(args.env_kwargs)
     with tempfile.TemporaryDirectory() as folder:
-        bench_then = import_at(args.commit, Path(folder))
-        then, now = bench_then.EnvSpec(args.game, kwargs), EnvSpec(args.game, kwargs)
-        for play, spec in ((engine_play, now), (bench_then.engine_play, then)):  # compile and warm the caches
+        bench_at_commit = import_at(args.commit, Path(folder))
+        at_commit, here = bench_at_commit.EnvSpec(args.game, kwargs), EnvSpec(args.game, kwargs)
+        for play, spec in ((engine_play, here), (bench_at_commit.engine_play, at_commit)):  # compile, warm caches
             play(spec, 2)
         openspiel_play("cribbage", 2)
-        totals = {"then": [0, 0.0], "now": [0, 0.0], "openspiel": [0, 0.0]}
+        totals = {"commit": [0, 0.0], "here": [0, 0.0], "openspiel": [0, 0.0]}
         for r in range(args.rounds):
             seed = 1000 * r
             for name, run in (
-                ("now", engine_play(now, args.games, seed)),
-                ("then", bench_then.engine_play(then, args.games, seed)),
+                ("here", engine_play(here, args.games, seed)),
+                ("commit", bench_at_commit.engine_play(at_commit, args.games, seed)),
                 ("openspiel", openspiel_play("cribbage", args.games, seed)),
             ):
                 totals[name][0] += run.steps
                 totals[name][1] += run.cpu_seconds
     rate = {name: steps / seconds for name, (steps, seconds) in totals.items()}
     print(
-        f"steps per CPU-second: {args.commit} {rate['then']:.0f}, now {rate['now']:.0f}, openspiel:cribbage "
-        f"{rate['openspiel']:.0f}; now / {args.commit} {rate['now'] / rate['then']:.3f}; against OpenSpiel: "
-        f"{args.commit} {rate['then'] / rate['openspiel']:.3f}x, now {rate['now'] / rate['openspiel']:.3f}x"
+        f"steps per CPU-second: {args.commit} {rate['commit']:.0f}, here {rate['here']:.0f}, openspiel:cribbage "
+        f"{rate['openspiel']:.0f}; here / {args.commit} {rate['here'] / rate['commit']:.3f}; against OpenSpiel: "
+        f"{args.commit} {rate['commit'] / rate['openspiel']:.3f}x, here {rate['here'] / rate['openspiel']:.3f}x"
     )
     return 0
 

@@ -29,7 +29,7 @@ class GameDefinition:
     renderer: type[Renderer[Any]]
     summary: str
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    """Defaults that differ from the declared ones: a retired id keeps its old meaning this way."""
+    """Defaults that differ from the declared ones: a retired id keeps the meaning it was released with this way."""
     successor: str | None = None
     """For a retired id, the current one (a retired id builds the same env it always did)."""
     public_constants: Callable[[Game], Mapping[str, Any]] | None = None

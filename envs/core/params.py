@@ -86,7 +86,7 @@ class Parameters:
         return {p.name: p.default for p in self}
 
     def with_defaults(self, defaults: Mapping[str, Any]) -> Parameters:
-        """The same declarations with other defaults (a retired env id that keeps its old meaning)."""
+        """The same declarations with other defaults (a retired env id that keeps the meaning it was released with)."""
         unknown = set(defaults) - set(self._params)
         if unknown:
             raise ValueError(f"defaults for undeclared parameters: {', '.join(sorted(unknown))}")

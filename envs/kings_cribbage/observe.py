@@ -7,7 +7,7 @@ are left out, and the mover's offered moves and exchanges come instead, one row 
 
 `encode` runs at every step, so it writes by flat index into the vector instead of through named blocks, the
 board planes, the seat's own tiles and the seats' counts in one kernel call (`kernels.encode_table`; the
-numpy encoding it replaced is the oracle tests/oracles/kings_cribbage_observe.py).
+plain numpy encoding is the oracle tests/oracles/kings_cribbage_observe.py).
 """
 
 from __future__ import annotations

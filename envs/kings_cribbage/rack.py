@@ -66,7 +66,7 @@ class Template:
 
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:
     """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces
-    (built by `kernels.rack_combos`; the numpy formulas it replaced: tests/oracles/kings_cribbage_rack.py)."""
+    (built by `kernels.rack_combos`; the same in plain numpy: tests/oracles/kings_cribbage_rack.py)."""
     tiles = len(options_of_tile)
     options = np.full((tiles, 3), -1, dtype=np.int64)
     options[:, 0] = _PAD

@@ -4,7 +4,7 @@ The `roles` feature group asks, at every giver's step, which of the 21 letters w
 far into a target word, and at X's guess how every revealed clue fits every laid-out picture's words; in
 Python each was a subsequence table per word (and a loop per letter), most of the group's cost (clues
 change most steps, so a cache rarely answered). `observe.py` stays the readable source of truth and calls
-these; the Python they replaced is kept in `tests/oracles/krz_grtn_observe.py`, and
+these; the same in plain Python is the oracle `tests/oracles/krz_grtn_observe.py`, and
 `tests/envs/krz_grtn/test_krz_grtn_kernels.py` and the observer's differential test hold the kernels to
 it, bit for bit.
 """

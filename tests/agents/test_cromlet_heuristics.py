@@ -1,4 +1,4 @@
-"""Cromlet's heuristics score every legal action over arrays; the one-action-at-a-time scoring they replaced
+"""Cromlet's heuristics score every legal action over arrays; the one-action-at-a-time scoring
 (tests/oracles/cromlet_heuristics.py) must give the same scores, hence the same moves from the same seeds. Their
 compiled `play_out` (a search player's rollout) must play the same moves as one `act` a move through the views.
 
@@ -32,17 +32,17 @@ CONFIGS = (  # claim limits reached early, small hands, teams, many players: blo
 
 @pytest.mark.parametrize("name", sorted(arrays.HEURISTICS))
 def test_array_scores_equal_the_one_action_scores(name):
-    new, old = arrays.HEURISTICS[name](seed=1), oracle.HEURISTICS[name](seed=1)
+    scored, reference = arrays.HEURISTICS[name](seed=1), oracle.HEURISTICS[name](seed=1)
     compared = 0
     share = -(-POSITIONS // len(CONFIGS))
     positions = (s for i, c in enumerate(CONFIGS) for s in random_states(c, share, seed=11 + i))
     for state in positions:
         view, mask = state.view(state.current_player), state.legal_action_mask()
-        legal, scores = new.scored(mask, view)
+        legal, scores = scored.scored(mask, view)
         facts = oracle.BoardFacts(view)
-        expected = np.array([old.score(int(a), facts, view) for a in legal])
+        expected = np.array([reference.score(int(a), facts, view) for a in legal])
         np.testing.assert_array_equal(scores, expected)  # bit for bit: the same ties, the same draws
-        assert new.act(None, mask, view) == old.act(None, mask, view)
+        assert scored.act(None, mask, view) == reference.act(None, mask, view)
         compared += 1
     assert compared == share * len(CONFIGS)
 

@@ -60,7 +60,7 @@ RETIRED = [tuple(key.split(" ", 1)) for key in json.loads(TRACES.read_text()) if
 
 @pytest.mark.parametrize("env_id,config", RETIRED, ids=[" ".join(r) for r in RETIRED])
 def test_a_retired_id_replays_the_trace_recorded_under_it(env_id, config):
-    """A retired id still builds its old env bit for bit, and is its successor with the old feature groups."""
+    """A retired id still builds its own env bit for bit, and is its successor with the retired feature groups."""
     recorded = json.loads(TRACES.read_text())[f"{env_id} {config}"]
     config = json.loads(config)
     assert testing.trace_digest(EnvSpec(env_id, config), 7) == recorded

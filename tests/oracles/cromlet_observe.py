@@ -29,7 +29,7 @@ def changes(state: CromletState) -> list[tuple]:
 
 
 class OracleTable(_Table):
-    """One position's table (built as the observer builds it), caught up change by change the old way."""
+    """One position's table (built as the observer builds it), caught up change by change in plain Python."""
 
     def catch_up(self, state: CromletState) -> None:
         """Apply what changed since the last look (each handler reads the state's present values)."""

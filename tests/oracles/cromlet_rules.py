@@ -1,7 +1,7 @@
-"""Cromlet's move as it was written in Python before `kernels.play` took it over (one statement per card,
-the deck and discard piles as lists, the change log as tuples): the oracle of the differential test.
+"""Cromlet's move in plain Python (one statement per card, the deck and discard piles as lists, the change log
+as tuples): the oracle of the differential test against `kernels.play`.
 
-`PythonMove(state)` copies a position's facts; `apply(action)` plays the action the old way and
+`PythonMove(state)` copies a position's facts; `apply(action)` plays the action in plain Python and
 `matches(state)` compares every fact, the logged changes and the next mask with a state that played it
 through the kernel.
 """

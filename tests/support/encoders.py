@@ -1,4 +1,4 @@
-"""Differential checks of an observer against the oracle it replaced (tests/oracles/*_observe.py)."""
+"""Differential checks of an observer against its plain Python oracle (tests/oracles/*_observe.py)."""
 
 from __future__ import annotations
 

@@ -221,7 +221,7 @@ def test_an_export_without_recorded_ranges_still_refuses_what_float32_cannot_hol
     agent = OnnxAgent(tmp_path)
     ((_, obs, mask),), _ = positions(1)
     obs = obs.astype(np.float64)
-    obs[0] = 1e30  # outside the real range, but the old export cannot know: answered, and legally
+    obs[0] = 1e30  # outside the real range, but an export without bounds cannot know: answered, and legally
     assert mask[agent.act(obs, mask)] == 1
     obs[0] = 1e39
     with pytest.raises(

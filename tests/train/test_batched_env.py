@@ -68,7 +68,7 @@ def pools(config, weights, seed, games, sampling="uniform"):
 
 def both_paths(config, weights, games=3, seed=10, shaping=0.0, sampling="uniform"):
     seat_pools, batched_pools = (pools(config, weights, seed, games, sampling) for _ in range(2))
-    old = DummyVecEnv(
+    per_seat = DummyVecEnv(
         [
             (
                 lambda rank=rank: SeatEnv(
@@ -83,63 +83,63 @@ def both_paths(config, weights, games=3, seed=10, shaping=0.0, sampling="uniform
             for rank in range(games)
         ]
     )
-    new = BatchedSelfPlayEnv(
+    batched = BatchedSelfPlayEnv(
         config.env, batched_pools, config.learner_seats, seed=seed, margin_shaping=shaping, gamma=0.9
     )
-    return old, new
+    return per_seat, batched
 
 
 @pytest.mark.parametrize("game, sampling", [(game, "uniform") for game in sorted(STEPS)] + [("cromlet", "pfsp")])
 def test_the_batched_env_plays_the_seat_env_games(game, sampling):
     """pfsp: the opponents drawn depend on every result recorded so far, so each path must record alike."""
     config = smoke_config(game)
-    old, new = both_paths(config, {"heuristics": 0.7, "random": 0.3}, shaping=0.01, sampling=sampling)
-    for env in (old, new):
+    per_seat, batched = both_paths(config, {"heuristics": 0.7, "random": 0.3}, shaping=0.01, sampling=sampling)
+    for env in (per_seat, batched):
         env.seed(5)  # as MaskablePPO seeds its env: game i's next deal draws from seed 5 + i
-    obs_old, obs_new = old.reset(), new.reset()
-    assert [i["learner_seat"] for i in old.reset_infos] == [i["learner_seat"] for i in new.reset_infos]
+    obs_per_seat, obs_batched = per_seat.reset(), batched.reset()
+    assert [i["learner_seat"] for i in per_seat.reset_infos] == [i["learner_seat"] for i in batched.reset_infos]
     rng = np.random.default_rng(0)
     episodes = 0
     for step in range(STEPS[game]):
-        masks = np.stack(old.env_method("action_masks"))
-        np.testing.assert_array_equal(obs_new, obs_old, err_msg=f"step {step}")
-        np.testing.assert_array_equal(np.stack(new.env_method("action_masks")), masks, err_msg=f"step {step}")
-        np.testing.assert_array_equal(new.action_masks(), masks)
+        masks = np.stack(per_seat.env_method("action_masks"))
+        np.testing.assert_array_equal(obs_batched, obs_per_seat, err_msg=f"step {step}")
+        np.testing.assert_array_equal(np.stack(batched.env_method("action_masks")), masks, err_msg=f"step {step}")
+        np.testing.assert_array_equal(batched.action_masks(), masks)
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs_old, rewards_old, dones_old, infos_old = old.step(actions)
-        obs_new, rewards_new, dones_new, infos_new = new.step(actions)
-        np.testing.assert_allclose(rewards_new, rewards_old, rtol=1e-6, atol=1e-6, err_msg=f"step {step}")
-        np.testing.assert_array_equal(dones_new, dones_old)
-        for done, before, after in zip(dones_old, infos_old, infos_new):
+        obs_per_seat, rewards_per_seat, dones_per_seat, infos_per_seat = per_seat.step(actions)
+        obs_batched, rewards_batched, dones_batched, infos_batched = batched.step(actions)
+        np.testing.assert_allclose(rewards_batched, rewards_per_seat, rtol=1e-6, atol=1e-6, err_msg=f"step {step}")
+        np.testing.assert_array_equal(dones_batched, dones_per_seat)
+        for done, expected, got in zip(dones_per_seat, infos_per_seat, infos_batched):
             if done:
                 episodes += 1
                 for key in ("learner_seat", "outcome", "opponents"):
-                    assert after.get(key) == before.get(key), key
-                np.testing.assert_array_equal(after["terminal_observation"], before["terminal_observation"])
+                    assert got.get(key) == expected.get(key), key
+                np.testing.assert_array_equal(got["terminal_observation"], expected["terminal_observation"])
             else:
-                assert "terminal_observation" not in after
+                assert "terminal_observation" not in got
     if game == "cromlet":
         assert episodes >= 4  # resets were exercised
     if sampling == "pfsp":
-        assert [g.pool.results for g in new.games] == [env.pool.results for env in old.envs]
+        assert [g.pool.results for g in batched.games] == [env.pool.results for env in per_seat.envs]
 
 
 def test_a_search_player_is_an_opponent_in_both_paths():
     """A search opponent gets its resample (agents.base.act_for) in the seat env and the batched env alike."""
     config = smoke_config("kings_cribbage")
-    old, new = both_paths(config, {"search:sims=4,depth=6,candidates=3": 1.0}, games=2)
-    for env in (old, new):
+    per_seat, batched = both_paths(config, {"search:sims=4,depth=6,candidates=3": 1.0}, games=2)
+    for env in (per_seat, batched):
         env.seed(5)
-    obs_old, obs_new = old.reset(), new.reset()
+    obs_per_seat, obs_batched = per_seat.reset(), batched.reset()
     rng = np.random.default_rng(1)
     for step in range(12):
-        np.testing.assert_array_equal(obs_new, obs_old, err_msg=f"step {step}")
-        masks = np.stack(old.env_method("action_masks"))
+        np.testing.assert_array_equal(obs_batched, obs_per_seat, err_msg=f"step {step}")
+        masks = np.stack(per_seat.env_method("action_masks"))
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs_old, rewards_old, _, _ = old.step(actions)
-        obs_new, rewards_new, _, _ = new.step(actions)
-        np.testing.assert_allclose(rewards_new, rewards_old, rtol=1e-6, atol=1e-6)
-    assert all(g.opponents[s][0].startswith("search") for g in new.games for s in g.opponents)
+        obs_per_seat, rewards_per_seat, _, _ = per_seat.step(actions)
+        obs_batched, rewards_batched, _, _ = batched.step(actions)
+        np.testing.assert_allclose(rewards_batched, rewards_per_seat, rtol=1e-6, atol=1e-6)
+    assert all(g.opponents[s][0].startswith("search") for g in batched.games for s in g.opponents)
 
 
 def snapshot_env(games=6, seed=3, game="cromlet", skip_forced=False):
@@ -183,7 +183,7 @@ def test_snapshots_move_in_one_forward_pass_per_network_and_round():
 
 def test_snapshots_skipping_forced_moves_play_the_same_games():
     """`sb3.skip_forced`: a snapshot's forward pass leaves out the games where it has one legal move (Chromino's
-    draws and passes), and every game goes on as before, draw for draw."""
+    draws and passes), and every game goes on as it does without skipping, draw for draw."""
     rows, games = {}, {}
     for skip in (False, True):
         env = snapshot_env(games=4, game="chromino", skip_forced=skip)

@@ -51,12 +51,12 @@ RLLIB = {"backend": "rllib"}
     [
         ({"backend": "torch"}, "backend='torch' is not allowed; allowed: 'sb3', 'rllib'"),
         ({"backend": "sb3", "rllib": {"algorithm": "appo"}}, "the rllib: section is read by backend: rllib only"),
-        ({"backend": "sb3", "algorithm": "appo"}, "the rllib: section is read by backend: rllib only"),  # old layout
+        ({"backend": "sb3", "algorithm": "appo"}, "the rllib: section is read by backend: rllib only"),  # a flat key
         ({**RLLIB, "rllib": {"algorithm": "dqn"}}, "rllib: algorithm='dqn' is not allowed"),
         ({"ray_address": "auto"}, "the rllib: section is read by backend: rllib only"),
         ({**RLLIB, "sb3": {"vec_env": {"num_envs": 4}}}, "the sb3: section is read by backend: sb3 only"),
-        ({**RLLIB, "vec_env": {"num_envs": 4}}, "the sb3: section is read by backend: sb3 only"),  # old layout
-        ({**RLLIB, "ppo": {"n_steps": 64}}, "the sb3: section is read by backend: sb3 only"),  # old layout
+        ({**RLLIB, "vec_env": {"num_envs": 4}}, "the sb3: section is read by backend: sb3 only"),  # a flat key
+        ({**RLLIB, "ppo": {"n_steps": 64}}, "the sb3: section is read by backend: sb3 only"),  # a flat key
         ({**RLLIB, "network": {"kind": "circles"}}, "backend: rllib trains network.kind 'mlp' only"),
         (
             {**RLLIB, "rllib": {"num_env_runner": 2}},

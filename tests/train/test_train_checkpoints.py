@@ -97,7 +97,7 @@ def trained_run(tmp_path_factory):
 def test_resume_skips_a_damaged_checkpoint_for_the_newest_complete_one(trained_run, tmp_path, capsys, damage, reason):
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)
-    damage(run / "checkpoints" / "step_000000256")  # as a kill during the old in-place write left it
+    damage(run / "checkpoints" / "step_000000256")  # as a kill during an in-place write leaves it
     capsys.readouterr()
 
     result = train(load_config(SMOKE), steps=256, resume=run, progress=False)
@@ -205,11 +205,11 @@ def test_sigint_to_tabletop_train_saves_and_prints_the_resume_command(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_saved_before_a_network_key_existed_still_resumes(trained_run, tmp_path):
+def test_a_run_saved_without_a_network_key_still_resumes(trained_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)
     saved = yaml.safe_load((run / "config.yaml").read_text())
-    del saved["network"]["frozen_role"]  # as a run folder written before the key was added
+    del saved["network"]["frozen_role"]  # as a run folder written without the key
     (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
     train(load_config(SMOKE), steps=384, resume=run, progress=False)
     assert _steps(run)[-1] == "step_000000384"

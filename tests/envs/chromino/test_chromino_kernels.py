@@ -1,4 +1,4 @@
-"""Chromino's compiled kernels against the numpy and Python code they replaced (tests/oracles/chromino_engine.py).
+"""Chromino's compiled kernels against plain numpy and Python oracles (tests/oracles/chromino_engine.py).
 
 Random positions of every variant, on the default grid and on small grids whose edges the layout reaches. At each
 one: the engine's table (laid by the kernels) equals the oracle's, laid alongside; the stage's legal moves and mask

@@ -1,4 +1,4 @@
-"""Chromino's `lookahead` feature group against the look-ahead it replaced (tests/oracles/chromino_observe.py):
+"""Chromino's `lookahead` feature group against a plain Python look-ahead (tests/oracles/chromino_observe.py):
 the same float32 vector, bit for bit, for every seat of positions along random games of every variant (hands
 grow past eight tiles, where numpy sums a row in pairs), private and omniscient, with an output buffer reused
 dirty.

@@ -1,4 +1,4 @@
-"""Cromlet's compiled kernels against the numpy formulas and the Python they replaced (tests/oracles/cromlet_*.py):
+"""Cromlet's compiled kernels against plain numpy and Python oracles (tests/oracles/cromlet_*.py):
 the mask and dead cards, a whole move (`kernels.play`), the deal, and the observer's catch-up (`kernels.catch_up`).
 
 Positions come from random play over many configurations (every player count, teams, low claim limits and
@@ -97,7 +97,7 @@ def test_the_mask_kernel_matches_the_oracle_on_arbitrary_board_facts():
 
 def test_every_move_matches_the_python_rules():
     """From each position, a random legal move (a trade whenever one is legal, a third of the time) played by
-    `kernels.play` and by the Python it replaced: every fact, the logged changes and the next mask alike."""
+    `kernels.play` and by the Python oracle: every fact, the logged changes and the next mask alike."""
     rng = np.random.default_rng(11)
     compared = trades = ends = 0
     for state in reachable_positions(POSITIONS, seed=2027):
@@ -129,7 +129,7 @@ def test_the_deal_matches_the_python_rules():
 
 def test_the_observer_catch_up_matches_the_python_one():
     """Every seat's observation, private and omniscient, kept up to date by the kernel and by the Python
-    catch-up it replaced, looking after one move, after several, and after gaps long enough for a rebuild."""
+    oracle's catch-up, looking after one move, after several, and after gaps long enough for a rebuild."""
     rng = np.random.default_rng(13)
     observers = {}
     compared = gap = 0

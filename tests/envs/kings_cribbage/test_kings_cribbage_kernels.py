@@ -1,8 +1,8 @@
-"""Kings Cribbage's compiled kernels against the numpy code they replaced (tests/oracles/kings_cribbage_*.py):
+"""Kings Cribbage's compiled kernels against plain numpy oracles (tests/oracles/kings_cribbage_*.py):
 the same moves, points and order for every rack on boards from random games of both action modes and every
 player count, the same offered moves, and the same sub-step narrowing and masks.
 
-The rack templates (every combo of a rack and its orderings) are compared with the numpy code they replaced
+The rack templates (every combo of a rack and its orderings) are compared with the plain numpy code
 on as many random racks of 0-5 tiles. A position is one (board, rack) pair: its moves are checked in the players' order and in the rules' own, and
 the offer made from them at several limits. The sub-steps are checked along whole games, the opening's (kept as
 orderings, `movegen.Opening`) against its moves written out. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the

@@ -1,9 +1,9 @@
-"""Kings Cribbage's encoder against the one it replaced (tests/oracles/kings_cribbage_observe.py): the same
+"""Kings Cribbage's encoder against a plain numpy one (tests/oracles/kings_cribbage_observe.py): the same
 float32 vector, bit for bit, for every seat of positions from random games of both action modes and every
 player count, private and omniscient, into a fresh vector and into a reused dirty one.
 
-The board planes, the part a kernel now writes (`kernels.board_planes`), are also compared alone with the
-numpy gathers they replaced on random boards no game reaches (of every size and fill). CI checks a few
+The board planes, the part a kernel writes (`kernels.board_planes`), are also compared alone with the
+plain numpy gathers on random boards no game reaches (of every size and fill). CI checks a few
 hundred positions and boards; `KC_OBS_DIFF_POSITIONS=N python -m pytest -q -n 0
 tests/envs/kings_cribbage/test_kings_cribbage_observe_oracle.py` runs a large check (docs/testing.md records
 its last runs).

@@ -1,4 +1,4 @@
-"""KRZ GRTN's compiled kernels against the Python they replaced (tests/oracles/krz_grtn_observe.py): for a
+"""KRZ GRTN's compiled kernels against plain Python oracles (tests/oracles/krz_grtn_observe.py): for a
 target and a clue so far, the same letter facts (LETTER_FACTS 4..7, bit for bit) and the same "own clue
 fits a target word" flags; for laid-out pictures and revealed clues (blanks among their letters), the same
 PAIR_MATCH rows.
@@ -38,7 +38,7 @@ def _clue(rng: np.random.Generator, concept: int) -> str:
     return "".join(letters)
 
 
-def test_extend_clue_matches_the_python_it_replaced():
+def test_extend_clue_matches_the_python_oracle():
     rng = np.random.default_rng(2026_12_03)
     facts = np.zeros((NUM_LETTERS, 4), dtype=np.float32)
     fitting = 0
@@ -66,7 +66,7 @@ def test_the_word_table_spells_every_concepts_words():
             assert "".join(LETTERS[k] for k in WORDS[concept, i, : len(word)]) == word
 
 
-def test_match_pairs_matches_the_python_it_replaced():
+def test_match_pairs_matches_the_python_oracle():
     rng = np.random.default_rng(2026_12_04)
     pictures = rng.integers(len(CONCEPTS), size=(CLUES // 8, 12))
     fitting = 0

@@ -1,4 +1,4 @@
-"""KRZ GRTN's encoder against the one it replaced (tests/oracles/krz_grtn_observe.py): the same float32
+"""KRZ GRTN's encoder against a plain Python one (tests/oracles/krz_grtn_observe.py): the same float32
 vector, bit for bit, for every seat of positions from random games of every player count, private and
 omniscient, with and without the `roles` feature group, and with an output buffer reused dirty.
 

@@ -40,7 +40,7 @@ def config_of(family: str) -> dict:
     [p for p in sorted((ROOT / "configs").rglob("*.yaml")) if not {"benchmark", "alphazero"} & set(p.parts)],
     ids=str,
 )
-def test_every_shipped_training_config_loads_as_before(path):
+def test_every_shipped_training_config_loads_the_same_through_the_family_registry(path):
     assert load_training(path) == load_config(path)
 
 
