@@ -58,22 +58,20 @@ def test_shipped_suites_cover_every_game_with_fixed_panels_and_evaluation_seeds(
     assert len(smoke.tasks) == 1
 
 
-def test_the_reference_suite_is_the_suite_at_a_smaller_budget():
-    """configs/benchmark/reference.yaml (docs/benchmark.md, "The reference run") may differ from the suite only in
-    each task's budget, schedule and number of evaluation games."""
+@pytest.mark.parametrize("name", ["reference.yaml", "reference_200k.yaml"])
+def test_the_reference_suites_are_the_suite_at_other_budgets(name):
+    """The reference runs (docs/benchmark.md, "Reference runs") may differ from the suite only in the tasks they
+    keep, each task's budget and schedule, and the families they run (with the suite's hyperparameters)."""
     import yaml
 
-    suite, reference = (
-        yaml.safe_load((ROOT / "configs/benchmark" / f).read_text()) for f in ("suite.yaml", "reference.yaml")
-    )
-    load_suite(ROOT / "configs/benchmark/reference.yaml")
-    assert reference["algorithms"] == suite["algorithms"] and reference["tasks"].keys() == suite["tasks"].keys()
-    for name, task in reference["tasks"].items():
-        smaller = ("budget", "eval_every", "eval_games")
-        assert {k: v for k, v in task.items() if k not in smaller} == {
-            k: v for k, v in suite["tasks"][name].items() if k not in smaller
+    suite, reference = (yaml.safe_load((ROOT / "configs/benchmark" / f).read_text()) for f in ("suite.yaml", name))
+    load_suite(ROOT / "configs/benchmark" / name)
+    assert reference["version"] == suite["version"]
+    assert all(suite["algorithms"][a] == v for a, v in reference["algorithms"].items())
+    for task_name, task in reference["tasks"].items():
+        assert {k: v for k, v in task.items() if k not in ("budget", "eval_every")} == {
+            k: v for k, v in suite["tasks"][task_name].items() if k not in ("budget", "eval_every")
         }
-        assert task["budget"] < suite["tasks"][name]["budget"]
 
 
 def test_a_task_is_read_with_its_schedule():
