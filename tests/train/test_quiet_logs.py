@@ -13,6 +13,8 @@ def test_ray_log_lines_and_warnings_go_to_the_run_folder_not_the_terminal(tmp_pa
     ray_logger = logging.getLogger("ray")
     terminal = logging.StreamHandler()  # what Ray installs on import, and again in ray.init
     ray_logger.addHandler(terminal)
+    before = ray_logger.handlers[:]  # Ray's own too, when an earlier test imported it
+    rllib_before = logging.getLogger("ray.rllib").handlers[:]
     try:
         with to_run_folder(tmp_path / "logs") as settle:
             ray_logger.addHandler(logging.StreamHandler())  # as ray.init does
@@ -28,8 +30,8 @@ def test_ray_log_lines_and_warnings_go_to_the_run_folder_not_the_terminal(tmp_pa
         written = (tmp_path / "logs" / RAY_LOG).read_text()
         for line in ("a deprecation note from RLlib", "Started a local Ray instance.", "a library's own warning"):
             assert line in written
-        assert ray_logger.handlers == [terminal]  # put back
-        assert len(logging.getLogger("ray.rllib").handlers) == 1
+        assert ray_logger.handlers == before  # put back
+        assert not any(isinstance(h, logging.FileHandler) for h in logging.getLogger("ray.rllib").handlers)
     finally:
         ray_logger.removeHandler(terminal)
-        logging.getLogger("ray.rllib").handlers.clear()
+        logging.getLogger("ray.rllib").handlers[:] = rllib_before
