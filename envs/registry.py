@@ -64,8 +64,8 @@ def make_raw(env_id: str, **kwargs: Any) -> TabletopEnv:
 class EnvSpec:
     """A registered game and the arguments it is built with, validated when the spec is made.
 
-    `kwargs` holds only the arguments given (defaults stay implicit, so a spec written today still means
-    the same game if a default is documented differently); `resolved()` fills in every default.
+    `kwargs` holds only the arguments given (defaults stay implicit, so a spec means the same game however a
+    default is documented); `resolved()` fills in every default.
     """
 
     env_id: str
@@ -85,7 +85,7 @@ class EnvSpec:
 
     @property
     def current_id(self) -> str:
-        """The env id of today's version of this game (a retired id names its successor)."""
+        """The env id of this game's current version (a retired id names its successor)."""
         return self.definition.successor or self.env_id
 
     def resolved(self) -> dict[str, Any]:

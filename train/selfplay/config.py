@@ -12,9 +12,9 @@ arguments), parsed from YAML with strict validation, one section per training ba
 
 Every key is checked: an unknown key or a bad value is a `ConfigError` that names the section and the key and
 says what is allowed, so a typo never silently falls back to a default; the section of the backend the config
-does not train with is an error, not a no-op. A config written before the backend sections (its SB3-only keys
-at the top, in `ppo:` and `opponents:`; RLlib's `algorithm` and `ray_address` at the top) still loads: those
-keys are moved into their section first (`LEGACY_KEYS`).
+does not train with is an error, not a no-op. A config may also give a backend's keys flat (SB3-only keys at the
+top, in `ppo:` and `opponents:`; RLlib's `algorithm` and `ray_address` at the top): those keys are moved into
+their section first (`FLAT_KEYS`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ BACKENDS = {  # backend -> the module that trains it (`train`, `summary`), impor
     "rllib": "tabletop.train.rllib.trainer",
 }
 REQUIRED = object()  # the default of a key every config must give
-LEGACY_KEYS = {  # where a config written before the backend sections kept a key -> its section now
+FLAT_KEYS = {  # a backend's key given outside its section -> where it belongs
     "vec_env": "sb3.vec_env",
     "warm_start": "sb3.warm_start",
     "margin_shaping": "sb3.margin_shaping",
@@ -408,7 +408,7 @@ def parse_config(data: Any, source: str = "config") -> TrainConfig:
     """Build a validated `TrainConfig` from plain data (a parsed YAML document)."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the document must be a mapping, got {type(data).__name__}")
-    data = upgraded(data)
+    data = sectioned(data)
     backend = data.get("backend", "sb3")
     other = next((b for b in BACKENDS if b != backend and data.get(b) is not None), None)
     if other is not None and backend in BACKENDS:
@@ -425,18 +425,18 @@ def parse_config(data: Any, source: str = "config") -> TrainConfig:
     return config
 
 
-def upgraded(data: dict) -> dict:
-    """A config in today's layout: keys a config kept before the backend sections moved into them. A key left at
-    its default (or null) for the backend the config does not train with was accepted then and is dropped now."""
+def sectioned(data: dict) -> dict:
+    """The config with every flat key (`FLAT_KEYS`) moved into its backend section. A flat key left at its default
+    (or null) for the backend the config does not train with is dropped."""
     data = copy.deepcopy(data)
     backend = data.get("backend", "sb3")
-    for old, new in LEGACY_KEYS.items():
-        *path, key = old.split(".")
+    for flat, home in FLAT_KEYS.items():
+        *path, key = flat.split(".")
         node = data.get(path[0]) if path else data
         if not isinstance(node, dict) or key not in node:
             continue
         value = node.pop(key)
-        section, inner = new.split(".")
+        section, inner = home.split(".")
         unused = section != backend and inner in SECTIONS[section].params and value == _default(section, inner)
         if value is None or unused:
             continue
