@@ -37,10 +37,10 @@ def cromlet(game: CromletGame) -> Bounds:
 
 
 def chromino(game: ChrominoGame) -> Bounds:
-    """A turn that places or draws takes at most 4 actions (a compulsory draw, a draw, choose, place); each of the
-    79 tiles is placed once and drawn at most once; at most n - 1 idle turns (one pass each) come between two
+    """A turn that places or draws takes at most 4 actions (a compulsory draw, a draw, choose, place); each tile
+    besides the start (79, or the box's) is placed once and drawn at most once; at most n - 1 idle turns (one pass each) come between two
     such turns, and n end the game."""
-    n, tiles = game.num_players, chromino_tiles.NUM_TILES - 1
+    n, tiles = game.num_players, chromino_tiles.NUM_TILES - 1 if game.box is None else len(game.box)
     busy = tiles + tiles - n * game.hand_size
     length = 4 * busy + (n - 1) * busy + n
     if game.variant == "solo":  # the score is minus the tiles left in hand

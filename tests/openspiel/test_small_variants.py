@@ -13,7 +13,9 @@ from open_spiel.python import policy as openspiel_policy  # noqa: E402
 from open_spiel.python.algorithms import exploitability  # noqa: E402
 
 from tabletop.agents.openspiel_policy import AgentPolicy  # noqa: E402
+from tabletop.envs import EnvSpec  # noqa: E402
 from tabletop.envs.openspiel import SMALL, load  # noqa: E402
+from tabletop.train.benchmark.exploit import exact_exploit  # noqa: E402
 from tabletop.train.benchmark.openspiel_exact import best_response_values, cfr_plus, count, nash_conv  # noqa: E402
 
 TINY = {"box": "7 52", "hand_size": 1, "grid_size": 5}  # two tiles: a tree of 242 histories
@@ -27,13 +29,26 @@ def test_the_small_variants_are_two_player_zero_sum_games_of_the_documented_size
     assert set(SMALL) == {"chromino_small"}
     game = load("chromino_small")
     assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
-    assert count(game) == {
+    sizes = count(game)
+    assert sizes == {
         "histories": 12174,
         "decisions": 9128,
         "chance_nodes": 326,
         "terminals": 2720,
+        "longest": 7,
         "information_states": 2282,
     }
+    assert sizes["longest"] <= game.max_game_length()
+
+
+def test_tabletop_exploit_is_exact_on_a_small_variant_only():
+    small = EnvSpec("chromino_v1", {"box": [7, 30, 52, 66], "hand_size": 2, "grid_size": 5})
+    assert exact_exploit(EnvSpec("chromino_v1"), "most_contacts") is None
+    result = exact_exploit(small, "most_contacts")
+    assert result.variant == "chromino_small"
+    assert result.nash_conv == pytest.approx(
+        nash_conv(load("chromino_small"), AgentPolicy(load("chromino_small"), "most_contacts"))
+    )
 
 
 def test_the_random_agent_is_openspiels_uniform_policy():

@@ -37,23 +37,24 @@ def _game_args(env: EnvSpec) -> dict[str, Any]:
 
 
 def count(game: Any) -> dict[str, int]:
-    """The size of `game`'s whole tree: every history by kind, and the information states of the decisions."""
-    sizes = {"histories": 0, "decisions": 0, "chance_nodes": 0, "terminals": 0}
+    """The size of `game`'s whole tree: every history by kind, the information states of the decisions and the
+    most decisions in one game."""
+    sizes = {"histories": 0, "decisions": 0, "chance_nodes": 0, "terminals": 0, "longest": 0}
     states: set[str] = set()
-    stack = [game.new_initial_state()]
+    stack = [(game.new_initial_state(), 0)]
     while stack:
-        state = stack.pop()
+        state, depth = stack.pop()
         sizes["histories"] += 1
         if state.is_terminal():
             sizes["terminals"] += 1
-            continue
-        if state.is_chance_node():
+            sizes["longest"] = max(sizes["longest"], depth)
+        elif state.is_chance_node():
             sizes["chance_nodes"] += 1
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        sizes["decisions"] += 1
-        states.add(state.information_state_string())
-        stack.extend(state.child(a) for a in state.legal_actions())
+            stack.extend((state.child(a), depth) for a, _ in state.chance_outcomes())
+        else:
+            sizes["decisions"] += 1
+            states.add(state.information_state_string())
+            stack.extend((state.child(a), depth + 1) for a in state.legal_actions())
     return {**sizes, "information_states": len(states)}
 
 
