@@ -157,7 +157,7 @@ def _benchmark(args: argparse.Namespace) -> int:
         if args.folder is None:
             raise ValueError("report needs the benchmark folder: tabletop benchmark report DIR")
         if not Path(args.folder).is_dir():
-            raise ValueError(f"no benchmark folder at {args.folder!r} (the --out of tabletop benchmark SUITE)")
+            raise ValueError(f"{args.folder} holds no benchmark (no such folder): give the --out of tabletop benchmark")
         from tabletop.train.benchmark.report import REPORT, results_table, write_report
 
         written = write_report(Path(args.folder), plots=not args.no_plots)

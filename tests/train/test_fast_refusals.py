@@ -27,7 +27,7 @@ print(json.dumps([status, [m for m in {heavy!r} if m in sys.modules]]))
         (["train", "configs/cromlet.yaml", "--resume", "runs/no-such"], "nothing to resume at 'runs/no-such'"),
         (["export", "runs/no-such", "--out", "x"], "no trained model at 'runs/no-such'"),
         (["benchmark", "no-such.yaml", "--out", "x"], "suite file 'no-such.yaml' does not exist"),
-        (["benchmark", "report", "no-such"], "no benchmark folder at 'no-such'"),
+        (["benchmark", "report", "no-such"], "no-such holds no benchmark (no such folder)"),
         (["tournament", "cromlet_v0", "random", "no-such"], "unknown agent 'no-such'"),
         (["tournament", "cromlet_v0", "random", "ppo:runs/no-such"], "no trained model at 'runs/no-such'"),
         (["exploit", "cromlet_v0", "ppo:runs/no-such"], "no trained model at 'runs/no-such'"),
