@@ -148,7 +148,8 @@ def main(argv=None):
     def evaluate():
         nonlocal eval_cpu
         began = time.process_time()
-        result = play_panel(Player(agent, args.name), task)
+        last = len(schedule) == 1  # the last evaluation plays the task's final deals, as the runner's does
+        result = play_panel(Player(agent, args.name), task, task.final_games if last else None)
         eval_cpu += time.process_time() - began
         evals.append({"step": schedule.pop(0), "learner_steps": steps, **result})
         print(f"step {steps}: raw score {result['raw']:.3f}", flush=True)

@@ -99,7 +99,7 @@ def test_a_task_is_read_with_its_schedule():
         ("tasks.c2.learner_seats", "some", "learner_seats='some' is not allowed; allowed: 'one', 'all'"),
         ("algorithms.sarsa", {}, "unknown algorithm 'sarsa'; allowed: ppo, rllib_ppo, rllib_appo, dqn, nfsp"),
         ("algorithms.ppo", [1], "algorithms.ppo must be a mapping"),
-        ("extra", 1, "unknown key 'extra'; allowed keys here: tasks, algorithms"),
+        ("extra", 1, "unknown key 'extra'; allowed keys here: version, tasks, algorithms"),
         ("tasks", {}, "tasks: must be a non-empty mapping"),
     ],
 )
