@@ -199,9 +199,8 @@ class TabletopState(pyspiel.State):
         self.waiting: int | None = None  # the player action being played; None: the deal
         self.outcomes: list[int] = []  # the chance outcomes chosen for that step so far
         self.chance_node: list[tuple[int, float]] | None = None
-        self.trails = [
-            b""
-        ] * self.tabletop.rules.num_players  # per seat: digest of the views it saw and the actions it took
+        # per seat: the digest of every view it had and every action it took
+        self.trails = [b""] * self.tabletop.rules.num_players
         self._settle()
 
     @property
