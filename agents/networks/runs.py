@@ -1,14 +1,15 @@
-"""Run folders as players and export read them, for every backend and for folders saved before policy files.
+"""Run folders as players and export read them, for every backend, with or without plain policy files.
 
 A run folder (`tabletop train`) holds `config.yaml`, `final/` and `checkpoints/step_N/`; each of the last two
 holds `policy.pt` (the plain policy file) beside the backend's own checkpoint. `load_saved` takes a run folder
 (its final policy, else its newest checkpoint's), a checkpoint folder or a file, and reads what it finds:
 
-- `policy.pt` written by this version (saved.py);
-- a legacy `policy.pt` of the RLlib backend (architecture and actor weights, no game): the run's config names it;
-- a legacy SB3 `model.zip`: only its `policy.pth` member is read (tensors, `weights_only=True`; the pickled
-  classes beside it are never loaded); the network comes from the run's config.yaml, or for a bare zip of an
-  MLP from the tensors' shapes and the activation SB3 recorded.
+- a policy file, `policy.pt` (saved.py);
+- an RLlib actor file, `policy.pt` in that backend's own format (architecture and actor weights, no game): the
+  run's config names the game;
+- SB3's own `model.zip`, where no policy file lies beside it: only its `policy.pth` member is read (tensors,
+  `weights_only=True`; the pickled classes beside it are never loaded); the network comes from the run's
+  config.yaml, or for a bare zip of an MLP from the tensors' shapes and the activation SB3 recorded.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tabletop.envs import EnvSpec
 CONFIG_FILE = "config.yaml"
 CHECKPOINTS = "checkpoints"
 FINAL = "final"
-LEGACY_MODEL = "model.zip"  # SB3's own checkpoint; before policy files, what `ppo:` players loaded
+SB3_MODEL = "model.zip"  # SB3's own checkpoint, read where a folder holds no policy file
 
 
 class RunFolder:
@@ -68,7 +69,7 @@ class RunFolder:
 
 
 def find_policy(source: str | Path) -> Path:
-    """The file to load: `source` itself, or in a checkpoint folder its policy (or legacy model), or in a run
+    """The file to load: `source` itself, or in a checkpoint folder its policy (or SB3's model), or in a run
     folder the final one, else the newest checkpoint's."""
     path = Path(source)
     if path.is_file():
@@ -77,33 +78,33 @@ def find_policy(source: str | Path) -> Path:
     if (path / CHECKPOINTS).is_dir():
         folders += sorted((p for p in (path / CHECKPOINTS).iterdir() if p.is_dir()), reverse=True)
     for folder in folders:
-        for name in (POLICY_FILE, LEGACY_MODEL):
+        for name in (POLICY_FILE, SB3_MODEL):
             if (folder / name).is_file():
                 return folder / name
     raise ValueError(
-        f"no trained model at {str(path)!r}: expected a run folder, a checkpoint folder, a {POLICY_FILE} or a {LEGACY_MODEL}"
+        f"no trained model at {str(path)!r}: expected a run folder, a checkpoint folder, a {POLICY_FILE} or a {SB3_MODEL}"
     )
 
 
 def load_saved(source: str | Path, env: EnvSpec | None = None) -> SavedPolicy:
-    """The policy at `source` (see the module's docstring); `env` names the game of a bare legacy file."""
+    """The policy at `source` (see the module's docstring); `env` names the game of a file no run config describes."""
     path = find_policy(source)
     if path.suffix == ".zip":
         return _from_sb3_zip(path, env)
     raw = load_plain(path)
-    if not _is_legacy_rllib(raw):
+    if not _is_rllib_actor_file(raw):
         return policy_from(raw, path)
     run = RunFolder.above(path.parent)
     if run is None and env is None:
-        raise ValueError(f"{path} (an RLlib policy saved before policy files) has no run config.yaml above it")
+        raise ValueError(f"{path} (an RLlib actor file, which names no game) has no run config.yaml above it")
     game = run.env if run is not None else env
     spec = network_spec(game, "mlp", hidden=raw["hidden"], activation=raw["activation"])
     weights = from_heads(raw["state_dict"], {})
     return saved_policy(spec, weights, game, "rllib", str(path))
 
 
-def _is_legacy_rllib(raw: Any) -> bool:
-    """Whether a loaded `policy.pt` is the RLlib backend's from before policy files (hidden, activation, state_dict)."""
+def _is_rllib_actor_file(raw: Any) -> bool:
+    """Whether a loaded `policy.pt` is an RLlib actor file (hidden, activation, state_dict) rather than a policy file."""
     return isinstance(raw, dict) and raw.get("format") != FORMAT and {"hidden", "activation", "state_dict"} <= set(raw)
 
 

@@ -30,7 +30,7 @@ FIELDS = ("network", "env_id", "env_kwargs", "observer_options", "backend", "wei
 
 @dataclass
 class SavedPolicy:
-    """A policy file's contents (or a legacy file's, converted): `build()` gives the network, ready to act."""
+    """A policy file's contents (or an SB3 model's or RLlib actor file's, converted): `build()` gives the network, ready to act."""
 
     network: dict[str, Any]
     env: EnvSpec

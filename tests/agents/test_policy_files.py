@@ -33,8 +33,8 @@ KINDS = {  # kind -> the game it trains on
     "board": ("kings_cribbage_v0", {}),
     "moves": ("kings_cribbage_v0", {"action_mode": "moves", "max_moves": 40}),
     "roles": ("krz_grtn_v1", {"features": ["roles"]}),
-    "legacy-sb3": ("cromlet_v0", {}),
-    "legacy-rllib": ("cromlet_v0", {}),
+    "sb3-zip-only": ("cromlet_v0", {}),
+    "rllib-actor-file": ("cromlet_v0", {}),
 }
 BLOCKED = ("tabletop.train", "sb3_contrib", "stable_baselines3", "ray")
 
@@ -51,24 +51,24 @@ def tiny_config(env_id: str, env_kwargs: dict, network: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """A run folder of every network kind, trained 64 steps; `legacy-sb3`: one with its policy files removed,
-    as runs were saved before them; `legacy-rllib`: an RLlib run's actor in the format of that time."""
+    """A run folder of every network kind, trained 64 steps; `sb3-zip-only`: one with its policy files removed,
+    SB3's zips alone; `rllib-actor-file`: an RLlib run's actor in that backend's own format."""
     root = tmp_path_factory.mktemp("runs")
     folders = {}
     for kind in ("mlp", "circles", "board", "moves", "roles"):
         config = parse_config(tiny_config(*KINDS[kind], {"kind": kind, **SMALL}))
         folders[kind] = train(config, out=root / kind, progress=False).run_dir
-    legacy = root / "legacy-sb3"
-    subprocess.run(["cp", "-r", str(folders["mlp"]), str(legacy)], check=True)
-    for policy in legacy.rglob(POLICY_FILE):
+    zip_only = root / "sb3-zip-only"
+    subprocess.run(["cp", "-r", str(folders["mlp"]), str(zip_only)], check=True)
+    for policy in zip_only.rglob(POLICY_FILE):
         policy.unlink()
-    folders["legacy-sb3"] = legacy
-    folders["legacy-rllib"] = legacy_rllib_run(root / "legacy-rllib")
+    folders["sb3-zip-only"] = zip_only
+    folders["rllib-actor-file"] = rllib_actor_file_run(root / "rllib-actor-file")
     return folders
 
 
-def legacy_rllib_run(run: Path) -> Path:
-    """What `backend: rllib` saved before policy files: config.yaml and final/policy.pt holding the actor's
+def rllib_actor_file_run(run: Path) -> Path:
+    """An RLlib actor file in a run folder: config.yaml and final/policy.pt holding the actor's
     architecture and its `pi` weights (train/rllib/networks.py `Actor.to_file`)."""
     spec = EnvSpec("cromlet_v0")
     size, actions = spec.make_raw().observer.layout.size, spec.new_game().num_actions
@@ -98,7 +98,7 @@ def test_a_policy_file_gives_the_logits_of_the_sb3_model_it_was_written_from(run
     from sb3_contrib import MaskablePPO
 
     for kind, run in runs.items():
-        if kind.startswith("legacy"):
+        if kind in ("sb3-zip-only", "rllib-actor-file"):
             continue
         policy_file = read_policy(run / "final" / POLICY_FILE)
         assert policy_file.network["kind"] == kind and policy_file.backend == "sb3"
@@ -107,8 +107,8 @@ def test_a_policy_file_gives_the_logits_of_the_sb3_model_it_was_written_from(run
         obs = torch.as_tensor(observations)
         with torch.no_grad():
             torch.testing.assert_close(policy_file.build()(obs), actor_logits(model.policy, obs), rtol=0, atol=0)
-            legacy = load_saved(run / "final" / "model.zip").build()  # the same weights through the legacy reader
-            torch.testing.assert_close(legacy(obs), actor_logits(model.policy, obs), rtol=0, atol=0)
+            from_zip = load_saved(run / "final" / "model.zip").build()  # the same weights through the zip reader
+            torch.testing.assert_close(from_zip(obs), actor_logits(model.policy, obs), rtol=0, atol=0)
 
 
 @pytest.mark.slow

@@ -105,9 +105,9 @@ def action_names(spec: EnvSpec, games: int = 2) -> list[str] | None:
 
 
 def load_trained(source: str | Path, env: EnvSpec | None = None):
-    """(policy, game, saved policy) for a policy file, a checkpoint or run folder of either backend, or a legacy
-    model zip. The game comes from the policy file (or the run's config.yaml); `env` is needed only for a bare
-    legacy zip and must agree with the policy's game when both exist."""
+    """(policy, game, saved policy) for a policy file, a checkpoint or run folder of either backend, or SB3's own
+    model zip. The game comes from the policy file (or the run's config.yaml); `env` is needed only for a zip
+    outside a run folder and must agree with the policy's game when both exist."""
     from tabletop.agents.networks.runs import load_saved
 
     saved = load_saved(source, env)
@@ -249,7 +249,7 @@ def export_policy(policy, out: str | Path, env: EnvSpec, source: dict | None = N
 
 
 def export_trained(source: str | Path, out: str | Path, env: EnvSpec | None = None, players: int | None = None) -> dict:
-    """`tabletop export`: a run folder or checkpoint folder of either backend, a policy file or a legacy model
+    """`tabletop export`: a run folder or checkpoint folder of either backend, a policy file or SB3's own model
     zip -> an export folder; with `players`, for that player count (network kinds whose weights do not
     depend on it: `roles`)."""
     policy, env, saved = load_trained(source, env)
