@@ -135,9 +135,9 @@ def test_a_network_that_reads_a_feature_group_asks_for_it(env_id, kind, group):
     parse_config({**base, "env_kwargs": {"features": [group]}})
 
 
-def test_a_config_in_the_layout_before_backend_sections_loads_the_same():
-    """SB3-only keys at the top, in ppo: and opponents:, as configs were written before the sb3: section."""
-    new = with_(
+def test_a_config_with_flat_backend_keys_loads_as_its_sectioned_form():
+    """SB3-only keys at the top, in ppo: and opponents:, instead of in the sb3: section (`FLAT_KEYS`)."""
+    sectioned = with_(
         ppo__learning_rate=1e-3,
         sb3__n_steps=64,
         sb3__target_kl=0.05,
@@ -146,7 +146,7 @@ def test_a_config_in_the_layout_before_backend_sections_loads_the_same():
         sb3__vec_env={"kind": "dummy", "num_envs": 4},
         sb3__warm_start={"teacher": "patient", "games": 2},
     )
-    old = with_(
+    flat = with_(
         ppo__learning_rate=1e-3,
         ppo__n_steps=64,
         ppo__target_kl=0.05,
@@ -157,5 +157,5 @@ def test_a_config_in_the_layout_before_backend_sections_loads_the_same():
         algorithm="ppo",
         ray_address=None,
     )
-    assert parse_config(old) == parse_config(new)
-    assert parse_config(new).sb3.warm_start.teacher == "patient" and parse_config(new).rllib is None
+    assert parse_config(flat) == parse_config(sectioned)
+    assert parse_config(sectioned).sb3.warm_start.teacher == "patient" and parse_config(sectioned).rllib is None
