@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -61,10 +62,15 @@ def sparse_rows(dense: torch.Tensor) -> SparseRows:
     return SparseRows(indices, values)
 
 
-def bag_pays(rows: SparseRows, features: int) -> bool:
-    """Whether a bag over `rows` costs less than a dense layer over `features` inputs: on this CPU it breaks even
-    near one input in eight active (Cromlet's rows have about 1,000 of 3,598), so up to one in ten."""
-    return rows.indices.shape[1] * 10 <= features
+def bag_pays(active: int, features: int) -> bool:
+    """Whether a bag over rows of up to `active` inputs costs less than a dense layer over `features`: on this CPU
+    it breaks even near one input in eight active (Cromlet's rows have about 1,000 of 3,598), so up to one in ten."""
+    return active * 10 <= features
+
+
+def most_active(dense: torch.Tensor | np.ndarray) -> int:
+    """The largest count of nonzero inputs in a row of a [rows, features] batch."""
+    return int((dense != 0).sum(axis=1).max()) if len(dense) else 0
 
 
 class BagLinear(nn.Linear):

@@ -247,3 +247,13 @@ def test_lazy_adam_moves_an_input_only_when_read():
     assert torch.equal(lazy[:, :10], after_one[:, :10])  # read once, then left as it was
     assert not torch.equal(dense[:, :10], after_one[:, :10])  # torch's Adam goes on moving it by its moments
     torch.testing.assert_close(lazy[:, 10:], dense[:, 10:])
+
+
+def test_a_buffer_whose_first_rows_are_dense_keeps_dense_rows():
+    observation, action = spaces.Box(-np.inf, np.inf, (FEATURES,), np.float32), spaces.Discrete(ACTIONS)
+    buffer = GatheringRolloutBuffer(2, observation, action, n_envs=4, sparse=True)
+    obs = (torch.rand(4, FEATURES, generator=torch.Generator().manual_seed(0)) < 0.3).float().numpy()
+    for _ in range(2):
+        buffer.add(obs, np.zeros(4), np.zeros(4), np.zeros(4), torch.zeros(4), torch.zeros(4), action_masks=None)
+    assert not buffer.sparse
+    assert torch.equal(buffer.flat_observations(np.array([0, 3])), torch.from_numpy(obs[[0, 1]]))

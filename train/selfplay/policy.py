@@ -21,7 +21,7 @@ from tabletop.agents.networks.common import ACTIVATIONS
 from tabletop.agents.networks.mlp import MlpExtractor
 from tabletop.agents.networks.roles import ROLE_WEIGHTS
 from tabletop.agents.networks.saved import SavedPolicy, saved_policy
-from tabletop.agents.networks.sparse import BagLinear, SparseRows, bag_pays, sparse_rows
+from tabletop.agents.networks.sparse import BagLinear, SparseRows, bag_pays, most_active, sparse_rows
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.lazy_adam import LazyBagAdam
 
@@ -113,9 +113,8 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
         """The batch as `SparseRows`, or dense where too many inputs are active for the bag to pay (Cromlet)."""
         if not isinstance(obs, SparseRows):
             obs = super().extract_features(obs, features_extractor)
-            rows = sparse_rows(obs)
-            return rows if bag_pays(rows, self.features_dim) else obs
-        return obs if bag_pays(obs, self.features_dim) else obs.dense(self.features_dim)
+            return sparse_rows(obs) if bag_pays(most_active(obs), self.features_dim) else obs
+        return obs if bag_pays(obs.indices.shape[1], self.features_dim) else obs.dense(self.features_dim)
 
     def _skipping(self, action_masks) -> bool:
         return action_masks is not None and self.share_features_extractor

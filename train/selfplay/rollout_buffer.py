@@ -14,7 +14,8 @@ PPO's update uses them.
 
 With `sparse` (a policy whose first layers read `SparseRows`) the buffer keeps each observation's nonzero
 features instead (indices and values, padded to the longest row so far) and a minibatch is `SparseRows`
-cut to its own longest row: Chromino's rows hold about 45 nonzero values of 12,488.
+cut to its own longest row: Chromino's rows hold about 45 nonzero values of 12,488. Where the first rows are
+too dense for the bag to pay (`bag_pays`: Cromlet's), the buffer keeps dense rows.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 
-from tabletop.agents.networks.sparse import SparseRows, padded_nonzero
+from tabletop.agents.networks.sparse import SparseRows, bag_pays, most_active, padded_nonzero
 
 FLATTENED = ("actions", "values", "log_probs", "advantages", "returns", "action_masks")  # the small arrays
 
@@ -34,7 +35,7 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
     """MaskableRolloutBuffer whose observations are gathered per minibatch instead of flattened per rollout."""
 
     def __init__(self, *args, sparse: bool = False, **kwargs):
-        self.sparse = sparse
+        self.sparse, self.first_add = sparse, True  # the first rows show whether the game's rows are sparse
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
@@ -50,6 +51,10 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
             self.observations = kept
 
     def add(self, obs: np.ndarray, *args, **kwargs) -> None:
+        if self.sparse and self.first_add and not bag_pays(most_active(obs), self.obs_shape[0]):
+            self.sparse = False  # rows too dense for the bag (Cromlet): kept dense, as the policy reads them
+            self.observations = np.zeros((self.buffer_size, self.n_envs, *self.obs_shape), dtype=np.float32)
+        self.first_add = False
         if not self.sparse:
             return super().add(obs, *args, **kwargs)
         obs = torch.as_tensor(obs, dtype=torch.float32).reshape(self.n_envs, -1)
