@@ -50,6 +50,7 @@ def test_array_scores_equal_the_one_action_scores(name):
 PLAY_OUTS = 60  # per configuration and heuristic: each a whole rollout, hundreds of moves
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(arrays.HEURISTICS))
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_compiled_play_out_plays_the_moves_of_act(name, config):

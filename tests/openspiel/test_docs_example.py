@@ -12,6 +12,7 @@ pytest.importorskip("pyspiel", reason="the openspiel extra is not installed (pip
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "openspiel.md"
 
 
+@pytest.mark.slow
 def test_the_cfr_plus_example_prints_nash_conv(capsys):
     block = re.search(r"<!-- cfr example -->\n```python\n(.*?)```\n<!-- /cfr example -->", PAGE.read_text(), re.S)
     assert block, "docs/openspiel.md keeps its CFR+ example between <!-- cfr example --> markers"

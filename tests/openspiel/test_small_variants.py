@@ -41,6 +41,7 @@ def test_the_small_variants_are_two_player_zero_sum_games_of_the_documented_size
     assert sizes["longest"] <= game.max_game_length()
 
 
+@pytest.mark.slow
 def test_tabletop_exploit_is_exact_on_a_small_variant_only():
     small = EnvSpec("chromino_v1", {"box": [7, 30, 52, 66], "hand_size": 2, "grid_size": 5})
     assert exact_exploit(EnvSpec("chromino_v1"), "most_contacts") is None
@@ -71,6 +72,7 @@ def test_a_heuristic_is_a_deterministic_policy_of_the_information_state(spec):
     assert value >= 0 and max(best_response_values(game, policy)) <= 1.0
 
 
+@pytest.mark.slow
 def test_cfr_plus_drives_nash_conv_down():
     game = tiny()
     uniform = nash_conv(game, AgentPolicy(game, "random"))

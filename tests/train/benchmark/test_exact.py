@@ -60,6 +60,7 @@ def test_cfr_plus_draws_a_falling_reference_line():
     assert curve[-1]["nash_conv"] < 0.01 < curve[0]["nash_conv"]
 
 
+@pytest.mark.slow
 def test_an_exact_task_records_nash_conv_at_every_evaluation_and_reports_curves(tmp_path, monkeypatch):
     """The grid's plumbing with the game's NashConv stood in for (no small variant is needed for the bookkeeping)."""
     measured = iter(np.geomspace(1.0, 0.1, 20))

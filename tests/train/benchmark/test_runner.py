@@ -94,6 +94,7 @@ def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(t
         assert (tmp_path / "b/report/results.json").read_bytes() == reported["results.json"]
 
 
+@pytest.mark.slow
 def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, monkeypatch):
     suite = parse_suite(
         {
