@@ -257,3 +257,19 @@ def test_a_buffer_whose_first_rows_are_dense_keeps_dense_rows():
         buffer.add(obs, np.zeros(4), np.zeros(4), np.zeros(4), torch.zeros(4), torch.zeros(4), action_masks=None)
     assert not buffer.sparse
     assert torch.equal(buffer.flat_observations(np.array([0, 3])), torch.from_numpy(obs[[0, 1]]))
+
+
+def test_a_snapshot_scores_legal_actions_only_and_chooses_as_before():
+    from tabletop.agents.policy_agent import actor_logits
+    from tabletop.train.selfplay.batched import _legal_choice, _masked_choice
+
+    _, sparse = policies()
+    with torch.no_grad():
+        torch.nn.init.normal_(sparse.action_net.weight, std=1.0)
+    obs, masks = sparse_batch(24).numpy(), legal_masks(24)
+    with torch.no_grad():
+        logits = actor_logits(sparse, torch.from_numpy(obs)).numpy()
+    best = _masked_choice(logits, masks, [None] * 24)
+    np.testing.assert_array_equal(_legal_choice(sparse, obs, masks, [None] * 24), best)
+    drawn = _legal_choice(sparse, obs, masks, [np.random.default_rng(k) for k in range(24)])
+    assert masks[np.arange(24), drawn].all()

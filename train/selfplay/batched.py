@@ -210,23 +210,24 @@ class BatchedSelfPlayEnv(VecEnv):
             for row, (game, opponent) in enumerate(members):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
-            logits = self._snapshot_logits(policy, obs, masks)
-            chosen = _masked_choice(logits, masks, [opponent.rng for _, opponent in members])  # a draw every row
+            rngs = [opponent.rng for _, opponent in members]
+            if isinstance(policy, MlpPolicy):
+                chosen = _legal_choice(policy, obs, masks, rngs)
+            else:
+                chosen = _masked_choice(self._snapshot_logits(policy, obs, masks), masks, rngs)  # a draw every row
             moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]
         return moves
 
     def _snapshot_logits(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """A frozen network's logits for a batch of its games, on the input it reads (an MLP: sparse rows);
-        with `skip_forced`, and always for an MLP, the rows with one legal action are not computed and left 0
-        (the mask leaves that action whatever its logit)."""
-        read = policy.extract_features if isinstance(policy, MlpPolicy) else torch.as_tensor
+        """A frozen network's logits for a batch of its games; with `skip_forced`, the rows with one legal action
+        are not computed and left 0 (the mask leaves that action whatever its logit)."""
         with torch.inference_mode():
-            if not (self.skip_forced or isinstance(policy, MlpPolicy)):
-                return actor_logits(policy, read(torch.from_numpy(obs))).numpy()
+            if not self.skip_forced:
+                return actor_logits(policy, torch.from_numpy(obs)).numpy()
             logits = np.zeros(masks.shape, dtype=np.float32)
             rows = np.flatnonzero(masks.sum(axis=1) > 1)
             if len(rows):
-                logits[rows] = actor_logits(policy, read(torch.from_numpy(obs[rows]))).numpy()
+                logits[rows] = actor_logits(policy, torch.from_numpy(obs[rows])).numpy()
             return logits
 
     def _write_observations(self) -> np.ndarray:
@@ -237,6 +238,27 @@ class BatchedSelfPlayEnv(VecEnv):
             game.observer.encode(state, state.current_player, out=self._obs[i])
             self._masks[i] = state.legal_action_mask()
         return self._obs.copy()
+
+
+def _legal_choice(
+    policy: MlpPolicy, obs: np.ndarray, masks: np.ndarray, rngs: list[np.random.Generator | None]
+) -> np.ndarray:
+    """`_masked_choice` of an MLP snapshot with its head on the legal actions only (sparse rows in, forced moves
+    not computed): per row the best legal action, or a Gumbel-max sample over the legal actions alone."""
+    chosen = masks.argmax(axis=1)  # a forced move: its one action
+    rows = np.flatnonzero(masks.sum(axis=1) > 1)
+    if not len(rows):
+        return chosen
+    with torch.inference_mode():
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(torch.from_numpy(obs[rows])))
+        row, action = torch.from_numpy(masks[rows]).nonzero(as_tuple=True)
+        head = policy.action_net
+        logits = ((latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]).double().numpy()
+    ends = np.cumsum(np.bincount(row.numpy(), minlength=len(rows)))
+    for k, (scores, legal) in enumerate(zip(np.split(logits, ends[:-1]), np.split(action.numpy(), ends[:-1]))):
+        rng = rngs[rows[k]]
+        chosen[rows[k]] = legal[np.argmax(scores if rng is None else scores + rng.gumbel(size=len(scores)))]
+    return chosen
 
 
 def _masked_choice(logits: np.ndarray, masks: np.ndarray, rngs: list[np.random.Generator | None]) -> np.ndarray:
