@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,8 @@ ADAPTER_ONLY = ("reward", "render_mode", "illegal_action")
 """The PettingZoo adapter's parameters that mean nothing here: OpenSpiel pays the returns at the end, draws
 nothing and refuses an illegal action itself."""
 PREFIX = "tabletop_"
+SHORT = 64  # games of at most this many decisions keep what their steps settle to (exact tools revisit them)
+SETTLED = 50_000  # how many: a small variant's whole tree
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
     "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
@@ -128,6 +131,16 @@ class Configuration:
     rules: Any
     observer: Any
     renderer: Any
+    keep: int = 0
+    """How many settled steps to keep: `SETTLED` for a game short enough for exact tools, else none."""
+    settled: OrderedDict = field(default_factory=OrderedDict, compare=False, repr=False)
+    """What each step settled to, by history (`TabletopState._settle`), the `keep` most recent."""
+
+    def remember(self, key: tuple, value: tuple) -> None:
+        if self.keep:
+            self.settled[key] = value
+            if len(self.settled) > self.keep:
+                self.settled.popitem(last=False)
 
     def __reduce__(self) -> tuple:
         """Pickled as its name and arguments (OpenSpiel's `serialize` pickles a state's attributes)."""
@@ -141,12 +154,19 @@ def _configuration(env_id: str, spelled: str) -> Configuration:
     rules = definition.new_game(**kwargs)
     omniscient = definition.resolve(kwargs)["observation_mode"] == "omniscient"
     observer = definition.observer(rules, omniscient, **definition.observer_options(kwargs))
-    return Configuration(env_id, kwargs, rules, observer, definition.renderer(rules))
+    short = BOUNDS[type(rules)](rules).max_game_length <= SHORT
+    return Configuration(env_id, kwargs, rules, observer, definition.renderer(rules), SETTLED if short else 0)
 
 
 def configuration(game: pyspiel.Game) -> Configuration:
     """The configuration of `game`, one of ours, from its name and parameters alone: OpenSpiel may hand back a
     game it rebuilt in C++ (a deserialised one), whose Python attributes are gone."""
+    return _configuration_named(str(game))
+
+
+@cache
+def _configuration_named(name: str) -> Configuration:
+    game = pyspiel.load_game(name)
     env_id = game.get_type().short_name.removeprefix(PREFIX)
     kwargs = env_kwargs(env_id, game.get_parameters())
     return _configuration(env_id, json.dumps(kwargs, sort_keys=True))
@@ -214,7 +234,24 @@ class TabletopState(pyspiel.State):
 
     # --- stepping ----------------------------------------------------------------------------------
     def _settle(self) -> None:
-        """Play the waiting step with the outcomes chosen so far; a wanted outcome makes a chance node."""
+        """Play the waiting step with the outcomes chosen so far; a wanted outcome makes a chance node. What a
+        history settles to is kept (exact tools walk the same tree again and again): settled states never change."""
+        key = (tuple(self.history()), self.waiting, tuple(self.outcomes))
+        known = self.tabletop.settled.get(key)
+        if known is None:
+            self._play()
+            self.tabletop.remember(key, (self._rules, self.waiting, self.outcomes, self.chance_node, self.trails))
+        else:
+            rules, waiting, outcomes, node, trails = known
+            self._rules, self.waiting, self.outcomes, self.chance_node, self.trails = (
+                rules,
+                waiting,
+                list(outcomes),
+                node,
+                list(trails),
+            )
+
+    def _play(self) -> None:
         chance = ExplicitChance(self.outcomes)
         try:
             if self.rules is None:
