@@ -29,6 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from tabletop.agents import PolicyAgent
 from tabletop.agents.base import act_for, observation_for
+from tabletop.agents.networks.sparse import bag_pays, most_active
 from tabletop.agents.policy_agent import actor_logits
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import check_learner_seats
@@ -211,7 +212,7 @@ class BatchedSelfPlayEnv(VecEnv):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
             rngs = [opponent.rng for _, opponent in members]
-            if isinstance(policy, MlpPolicy):
+            if isinstance(policy, MlpPolicy) and bag_pays(most_active(obs), obs.shape[1]):  # Cromlet's: dense
                 chosen = _legal_choice(policy, obs, masks, rngs)
             else:
                 chosen = _masked_choice(self._snapshot_logits(policy, obs, masks), masks, rngs)  # a draw every row
