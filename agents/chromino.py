@@ -120,7 +120,9 @@ class BoardTracker:
     """The public table as an `envs.chromino.table.Table`, rebuilt from the view's board.
 
     Only the view is read: the tile-id and colour grids give every laid tile's cells and reading. The
-    table is kept between calls and only the tiles laid since are added (a new game starts afresh)."""
+    table is kept between calls and only the tiles laid since are added. It starts afresh when a tracked
+    tile no longer lies where and as it was tracked: a new game, which on a small box may hold the same
+    tiles elsewhere."""
 
     def __init__(self):
         self.table: Table | None = None
@@ -129,12 +131,18 @@ class BoardTracker:
     def update(self, view: dict[str, Any]) -> Table:
         tiles, colours = view["tiles"], view["board"]
         on_board = set(np.unique(tiles[tiles >= 0]).tolist())
-        if self.table is None or self.table.size != view["grid_size"] or not self.known <= on_board:
+        if self.table is None or self.table.size != view["grid_size"] or not self._still_laid(tiles, colours):
             self.table, self.known = Table(view["grid_size"]), set()
         for tile in sorted(on_board - self.known):
             self.table = self.table.place(placement_on_board(tile, tiles, colours))
         self.known = on_board
         return self.table
+
+    def _still_laid(self, tiles: np.ndarray, colours: np.ndarray) -> bool:
+        """Whether the board shows every tracked tile on its cells, reading its colours the same way."""
+        tracked_colours, tracked_tiles = self.table.grid()
+        laid = tracked_tiles >= 0
+        return np.array_equal(tiles[laid], tracked_tiles[laid]) and np.array_equal(colours[laid], tracked_colours[laid])
 
 
 def placement_on_board(tile: int, tiles: np.ndarray, colours: np.ndarray) -> Placement:
