@@ -71,7 +71,8 @@ PARAMETERS = Parameters(
         "tiles.py numbers them) for a smaller game, with the start chameleon the only chameleon",
         check=lambda v: v is None or _is_box(v),
         convert=tuple,
-        allowed="every tile (the default), or a list of distinct tile ids from 0 to 74, hand_size * num_players or more",
+        allowed="every tile (the default), or a list of distinct tile ids from 0 to 74, hand_size * num_players or "
+        "more, e.g. [7, 30, 52, 66]",
     ),
 )
 

@@ -41,19 +41,20 @@ class Param:
         return self.allowed
 
     def validate(self, value: Any, owner: str) -> Any:
-        """The value as stored, or a `ParameterError` naming the argument and what is allowed."""
+        """The value as stored, or a `ParameterError` naming the argument as given and what is allowed."""
+        given = value
         if self.convert is not None and value is not None:
             try:
                 value = self.convert(value)
             except (TypeError, ValueError):
-                raise self._error(value, owner) from None
+                raise self._error(given, owner) from None
         if self.choices is not None:
             # bool is an int in Python; True must not pass for 1
             ok = any(value == c and type(value) is type(c) for c in self.choices)
         else:
             ok = self.check is None or bool(self.check(value))
         if not ok:
-            raise self._error(value, owner)
+            raise self._error(given, owner)
         return value
 
     def _error(self, value: Any, owner: str) -> ParameterError:
