@@ -273,3 +273,16 @@ def test_a_snapshot_scores_legal_actions_only_and_chooses_as_before():
     np.testing.assert_array_equal(_legal_choice(sparse, obs, masks, [None] * 24), best)
     drawn = _legal_choice(sparse, obs, masks, [np.random.default_rng(k) for k in range(24)])
     assert masks[np.arange(24), drawn].all()
+
+
+def test_dense_rows_keep_the_weight_as_a_linear_does_and_train_the_same():
+    dense, sparse = policies()
+    obs = (torch.rand(16, FEATURES, generator=torch.Generator().manual_seed(1)) < 0.3).float()
+    sparse.extract_features(obs)
+    layer = sparse.mlp_extractor.policy_net[0]
+    assert layer.weight.is_contiguous()
+    assert any(p is layer.weight for p in sparse.optimizer.param_groups[0]["params"])  # the same Parameter
+    masks = legal_masks(16)
+    actions = torch.tensor([int(np.flatnonzero(m)[0]) for m in masks])
+    for a, b in zip(*(p.evaluate_actions(obs, actions, action_masks=masks) for p in (dense, sparse))):
+        torch.testing.assert_close(a.flatten(), b.flatten())

@@ -215,6 +215,8 @@ class BatchedSelfPlayEnv(VecEnv):
             if isinstance(policy, MlpPolicy) and bag_pays(most_active(obs), obs.shape[1]):  # Cromlet's: dense
                 chosen = _legal_choice(policy, obs, masks, rngs)
             else:
+                if isinstance(policy, MlpPolicy):
+                    policy.store_dense()
                 chosen = _masked_choice(self._snapshot_logits(policy, obs, masks), masks, rngs)  # a draw every row
             moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]
         return moves

@@ -113,8 +113,17 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
         """The batch as `SparseRows`, or dense where too many inputs are active for the bag to pay (Cromlet)."""
         if not isinstance(obs, SparseRows):
             obs = super().extract_features(obs, features_extractor)
-            return sparse_rows(obs) if bag_pays(most_active(obs), self.features_dim) else obs
+            if bag_pays(most_active(obs), self.features_dim):
+                return sparse_rows(obs)
+            self.store_dense()
+            return obs
         return obs if bag_pays(obs.indices.shape[1], self.features_dim) else obs.dense(self.features_dim)
+
+    def store_dense(self) -> None:
+        """The first layers' weights as nn.Linear keeps them: this game's rows are too dense for the bag."""
+        for layer in self.mlp_extractor.modules():
+            if isinstance(layer, BagLinear):
+                layer.store_dense()
 
     def _skipping(self, action_masks) -> bool:
         return action_masks is not None and self.share_features_extractor
