@@ -17,7 +17,7 @@ from typing import Any
 
 from open_spiel.python.algorithms import best_response, cfr, expected_game_score, exploitability
 
-from tabletop.agents.openspiel_policy import AgentPolicy, env_spec
+from tabletop.agents.openspiel_policy import AgentPolicy
 from tabletop.envs import EnvSpec
 from tabletop.envs.openspiel import PREFIX, SMALL, load
 from tabletop.envs.openspiel.game import ADAPTER_ONLY, env_kwargs
@@ -85,25 +85,6 @@ def values_against(game: Any, learner: Any, target: Any) -> list[float]:
     ]
 
 
-def validate_trained_response(variant: str, target: str, budget: int, seed: int = 0) -> dict[str, Any]:
-    """Train `tabletop exploit`'s best response to `target` on a small variant, then value it exactly: each
-    seat's return against `target` beside the exact best response's (the trained one should reach 90%)."""
-    from tabletop.train.benchmark.exploit import exploit
-
-    game = load(variant)
-    trained = exploit(env_spec(game), target, budget=budget, games=100, seed=seed)
-    target_policy = AgentPolicy(game, target)
-    return {
-        "variant": variant,
-        "target": target,
-        "budget": budget,
-        "run_dir": str(trained.run_dir),
-        "trained": values_against(game, AgentPolicy(game, f"ppo:{trained.run_dir}"), target_policy),
-        "exact": best_response_values(game, target_policy),
-        "target_self_play": policy_values(game, target_policy),
-    }
-
-
 def cfr_plus(game: Any, iterations: int, every: int) -> tuple[Any, list[tuple[int, float]]]:
     """CFR+ for `iterations` iterations; its average policy and NashConv every `every` iterations."""
     solver, curve = cfr.CFRPlusSolver(game), []
@@ -145,8 +126,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=10, help="NashConv of CFR+ every this many iterations")
     parser.add_argument("--png", help="write the CFR+ curve here")
     parser.add_argument("--json", help="write every figure here")
-    parser.add_argument("--validate", metavar="POLICY", help="train exploit's best response to POLICY and value it")
-    parser.add_argument("--budget", type=int, default=100_000, help="with --validate: learner steps")
     args = parser.parse_args(argv)
     game, result = load(args.variant), {"variant": args.variant, "game": str(load(args.variant))}
     if args.count:
@@ -167,9 +146,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.png:
             uniform = result["nash_conv"].get("random") or nash_conv(game, AgentPolicy(game, "random"))
             plot(curve, uniform, f"CFR+ on {args.variant}", args.png)
-    if args.validate:
-        result["validation"] = validate_trained_response(args.variant, args.validate, args.budget)
-        print(f"trained best response {result['validation']}", flush=True)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(result, out, indent=1)
