@@ -132,8 +132,8 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
         """SB3's (actions, values, log-probabilities), the actor on the decisions with a choice only, its head on
         their legal actions only (a forced move: its one action, log-probability 0)."""
         features = self.extract_features(obs)
-        if not self._skipping(action_masks) or not isinstance(features, SparseRows):  # dense rows: SB3's own pass
-            return MaskableActorCriticPolicy.forward(self, obs, deterministic, action_masks)
+        if not self._skipping(action_masks) or not isinstance(features, SparseRows):  # dense rows: the full head
+            return super().forward(obs, deterministic, action_masks)
         masks = torch.as_tensor(action_masks, device=self.device) > 0.5
         values = self.value_net(self.mlp_extractor.forward_critic(features))
         actions, log_prob = masks.to(torch.int8).argmax(dim=1), values.new_zeros(len(masks))
