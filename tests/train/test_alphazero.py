@@ -52,6 +52,7 @@ def weights(learner) -> list[torch.Tensor]:
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_a_small_run_learns_from_the_search_and_beats_its_start(tmp_path):
     """From untrained weights, six iterations of the search's targets (games against random) make the network
     alone stronger against `patient` on 60 fixed deals, and every fit lowers the losses on the games it fitted.
