@@ -86,7 +86,8 @@ class BagLinear(nn.Linear):
         """Keep the weight as nn.Linear does ([out, in] contiguous): for a game whose rows are too dense for the
         bag, a product with few rows is up to half again as fast so (the same Parameter, so optimisers keep it)."""
         if not self.weight.is_contiguous():
-            self.weight.data = self.weight.data.contiguous()
+            with torch.inference_mode(False), torch.no_grad():  # a rollout's inference mode: a normal tensor still
+                self.weight.data = self.weight.data.clone(memory_format=torch.contiguous_format)
 
     touched: torch.Tensor | None = None  # a lazy optimiser's record: the inputs read since its last step, or None
 

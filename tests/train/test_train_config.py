@@ -36,7 +36,7 @@ def test_shipped_configs_are_valid(path):
         if "not available yet" in str(err):
             pytest.skip(str(err))
         raise
-    env_id = config.task.env_id if isinstance(config, FamilyConfig) else config.env_id
+    env_id = config.task.env.env_id if isinstance(config, FamilyConfig) else config.env_id
     assert env_id in path.read_text()
 
 
