@@ -131,16 +131,21 @@ class BoardTracker:
     def update(self, view: dict[str, Any]) -> Table:
         tiles, colours = view["tiles"], view["board"]
         on_board = set(np.unique(tiles[tiles >= 0]).tolist())
-        if self.table is None or self.table.size != view["grid_size"] or not self._still_laid(tiles, colours):
+        if (
+            self.table is None
+            or self.table.size != view["grid_size"]
+            or not self._still_laid(self.table, tiles, colours)
+        ):
             self.table, self.known = Table(view["grid_size"]), set()
         for tile in sorted(on_board - self.known):
             self.table = self.table.place(placement_on_board(tile, tiles, colours))
         self.known = on_board
         return self.table
 
-    def _still_laid(self, tiles: np.ndarray, colours: np.ndarray) -> bool:
-        """Whether the board shows every tracked tile on its cells, reading its colours the same way."""
-        tracked_colours, tracked_tiles = self.table.grid()
+    @staticmethod
+    def _still_laid(table: Table, tiles: np.ndarray, colours: np.ndarray) -> bool:
+        """Whether the board shows every tile of `table` on its cells, reading its colours the same way."""
+        tracked_colours, tracked_tiles = table.grid()
         laid = tracked_tiles >= 0
         return np.array_equal(tiles[laid], tracked_tiles[laid]) and np.array_equal(colours[laid], tracked_colours[laid])
 
