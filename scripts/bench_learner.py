@@ -113,7 +113,7 @@ def config_file(source: str, folder: Path) -> Path:
 
 
 def _name(config: Path) -> str:
-    return str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
+    return str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else config.name  # a task: TASK.yaml
 
 
 def table(configs: list[Path], totals: dict, label: str) -> str:
