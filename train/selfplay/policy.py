@@ -135,7 +135,7 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
         if not self._skipping(action_masks) or not isinstance(features, SparseRows):  # dense rows: the full head
             return super().forward(obs, deterministic, action_masks)
         masks = torch.as_tensor(action_masks, device=self.device) > 0.5
-        values = self.value_net(self.mlp_extractor.forward_critic(features))
+        values = self.value_net(self.mlp_extractor.forward_critic(features))  # type: ignore[arg-type]  # BagLinear reads SparseRows
         actions, log_prob = masks.to(torch.int8).argmax(dim=1), values.new_zeros(len(masks))
         choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
         if len(choices):
