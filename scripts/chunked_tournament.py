@@ -1,5 +1,4 @@
-"""A long two-agent tournament as resumable chunks, for runs that may be interrupted (docs/results.md, "Search
-players"): chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST + CHUNK*c` (with `--env-kwargs`
+"""A long two-agent tournament as resumable chunks, for runs that may be interrupted: chunk c is `tabletop tournament GAME A B --games CHUNK --seed FIRST + CHUNK*c` (with `--env-kwargs`
 if given), written to OUT/NAME.SEED.txt once it finishes, so a rerun skips finished chunks and redoes only those
 under way. `--jobs N` plays N chunks at a time, one process each (a core each: the games are one-threaded). At
 the end (or alone, with --sum) it adds up the first agent's wins, draws and losses over the finished chunks, in

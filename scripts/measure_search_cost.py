@@ -1,4 +1,4 @@
-"""CPU seconds a search player spends per decision, by game and budget (docs/results.md, "Search").
+"""CPU seconds a search player spends per decision, by game and budget.
 
 Plays `--games` games of each search spec against a heuristic (seats alternating) and times every call of
 the search player's `act` with `time.process_time` (its own process's CPU time, so other jobs on the machine

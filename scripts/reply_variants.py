@@ -1,5 +1,5 @@
 """`reply` with another shortlist, rack sample count or reply weight, against `reply` itself (Kings Cribbage, 2
-players, moves mode; docs/results.md, "How many racks `reply` samples"). Which of `reply`'s settings hold its
+players, moves mode). Which of `reply`'s settings hold its
 edge back says what a per-move look-ahead feature would have to carry. Prints one JSON line: the variant's wins,
 draws and losses, both mean scores and the CPU seconds.
 
