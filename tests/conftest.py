@@ -3,6 +3,21 @@
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--soak", action="store_true", help="also run the soak tests (hundreds of games per configuration)"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--soak"):
+        return
+    skip = pytest.mark.skip(reason="a soak test: hundreds of games per configuration; run with --soak")
+    for item in items:
+        if "soak" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def cromlet_onnx_dir(tmp_path_factory):
     """An untrained Cromlet policy exported to a folder: for tests of the protocol, not of play strength."""

@@ -18,8 +18,9 @@ from tabletop.envs.core.chance import SeededChance  # noqa: E402
 from tabletop.envs.openspiel import PREFIX  # noqa: E402
 from tabletop.envs.openspiel.game import openspiel_params  # noqa: E402
 
-GAMES = 192  # per configuration: the fast test plays the first FAST_GAMES, the slow test the rest
-FAST_GAMES = 2
+FAST_GAMES = 2  # per configuration: the fast test plays games [0, FAST_GAMES), the slow test up to FULL_GAMES,
+FULL_GAMES = 24  # and the soak test (pytest --soak) the rest, up to SOAK_GAMES
+SOAK_GAMES = 192
 UNDRAWN_ORDER = ("deck_order", "next_draw")
 """Omniscient segments that show the order of cards not drawn yet, which OpenSpiel chooses only when they are drawn."""
 
@@ -79,5 +80,12 @@ def test_openspiel_plays_the_envs_games(env_id, config):
 @pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "config"), CASES, ids=IDS)
 def test_openspiel_plays_the_envs_games_many(env_id, config):
-    for seed in range(FAST_GAMES, GAMES):
+    for seed in range(FAST_GAMES, FULL_GAMES):
+        play_both(env_id, config, seed)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize(("env_id", "config"), CASES, ids=IDS)
+def test_openspiel_plays_the_envs_games_soak(env_id, config):
+    for seed in range(FULL_GAMES, SOAK_GAMES):
         play_both(env_id, config, seed)
