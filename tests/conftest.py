@@ -14,7 +14,7 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="a soak test: hundreds of games per configuration; run with --soak")
     for item in items:
-        if "soak" in item.keywords:
+        if item.get_closest_marker("soak"):
             item.add_marker(skip)
 
 
