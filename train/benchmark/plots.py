@@ -27,10 +27,9 @@ def draw_all(summary: dict[str, Any], out: Path) -> list[Path]:
     return written
 
 
-def _exploitability(task: str, curves: dict[str, Any], path: Path) -> Path:
-    """NashConv against learner steps on a log scale, IQM over seeds with its band; CFR+ as the reference line."""
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name, points in curves["families"].items():
+def _iqm_lines(ax, curves: dict[str, list[dict[str, float]]]) -> None:
+    """One line per family (its IQM at each evaluation step) with its interval as a band of the same colour."""
+    for name, points in curves.items():
         if not points:
             continue
         steps = [p["step"] for p in points]
@@ -38,6 +37,12 @@ def _exploitability(task: str, curves: dict[str, Any], path: Path) -> Path:
         ax.fill_between(
             steps, [p["low"] for p in points], [p["high"] for p in points], color=line.get_color(), alpha=0.2
         )
+
+
+def _exploitability(task: str, curves: dict[str, Any], path: Path) -> Path:
+    """NashConv against learner steps on a log scale, IQM over seeds with its band; CFR+ as the reference line."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    _iqm_lines(ax, curves["families"])
     cfr = curves["cfr_plus"]["curve"]
     if cfr:
         ax.axhline(
@@ -100,14 +105,7 @@ def _improvement(pairs: list[dict[str, Any]], path: Path) -> Path:
 
 def _sample_efficiency(curves: dict[str, list[dict[str, float]]], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4))
-    for name, points in curves.items():
-        if not points:
-            continue
-        steps = [p["step"] for p in points]
-        (line,) = ax.plot(steps, [p["value"] for p in points], marker="o", ms=3, label=name)
-        ax.fill_between(
-            steps, [p["low"] for p in points], [p["high"] for p in points], color=line.get_color(), alpha=0.2
-        )
+    _iqm_lines(ax, curves)
     ax.set_xlabel("learner steps")
     ax.set_ylabel("IQM normalised score (95% CI)")
     ax.legend()
