@@ -25,7 +25,7 @@ from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in
 from tabletop.train.benchmark.families import FAMILIES, load_family
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
-from tabletop.train.selfplay.config import LEARNER_SEATS, allowed_opponents
+from tabletop.train.selfplay.config import LEARNER_SEATS, allowed_opponents, boolean
 from tabletop.train.selfplay.opponents import expand_weights
 
 REQUIRED = object()
@@ -104,8 +104,7 @@ TASK = Parameters(
         "exact",
         False,
         "the exact track: every evaluation records the NashConv of the learner's policy (a small variant)",
-        check=lambda v: isinstance(v, bool),
-        allowed="true or false",
+        **boolean(),
     ),
     Param(
         "cfr_iterations",
@@ -118,8 +117,7 @@ TASK = Parameters(
         "held_out",
         True,
         "true: no panel agent may be a training opponent (train against snapshots and agents outside the panel)",
-        check=lambda v: isinstance(v, bool),
-        allowed="true or false",
+        **boolean(),
     ),
     Param(
         "eval_seed",

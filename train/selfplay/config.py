@@ -114,6 +114,11 @@ def integer(low: int) -> dict:
     return {"check": int_in(low), "allowed": f"a whole number of at least {low:,}"}
 
 
+def boolean() -> dict:
+    """A true/false key's `Param` arguments (YAML's true or false; no 0 or 1)."""
+    return {"check": lambda v: isinstance(v, bool), "allowed": "true or false"}
+
+
 def optional(kwargs: dict) -> dict:
     """The same check, or no value (YAML's null, or the key left out)."""
     check, convert = kwargs["check"], kwargs.get("convert")
@@ -287,16 +292,14 @@ SB3 = Section(
             "overlap",
             False,
             "update on a second thread while the next rollout is collected (one update of policy lag)",
-            check=lambda v: isinstance(v, bool),
-            allowed="true or false",
+            **boolean(),
         ),
         Param(
             "skip_forced",
             False,
             "the actor runs only on decisions with a choice, in the rollout, the update, the snapshots' passes and "
             "the warm start's fit (a forced move has nothing to learn); the same losses up to float rounding",
-            check=lambda v: isinstance(v, bool),
-            allowed="true or false",
+            **boolean(),
         ),
         Param(
             "sampling",
