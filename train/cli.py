@@ -86,12 +86,13 @@ def _train(args: argparse.Namespace) -> int:
     if args.resume is not None and not Path(args.resume).exists():
         raise ValueError(f"nothing to resume at {args.resume!r}: no such folder")
     from tabletop.train.benchmark.training import load_training, trainer_of
-    from tabletop.train.selfplay.checkpoints import TrainingInterrupted
 
     try:
         config = load_training(args.config)  # any family of the registry (`family:`, or the older `backend:`)
     except RecursionError:  # YAML parses nesting recursively: 100,000 `[` exhaust the stack
         raise ValueError(f"{args.config} is nested too deeply to be a training config") from None
+    from tabletop.train.selfplay.checkpoints import TrainingInterrupted  # torch: once the config is known good
+
     config, plan = final_evaluation(config, args.steps, args.eval_games)
     if not args.quiet:
         print(plan, flush=True)
@@ -255,7 +256,6 @@ def _speed(args: argparse.Namespace) -> int:
             if config is not None and not Path(config).is_file():
                 raise ValueError(f"config file {config!r} does not exist")
         from tabletop.train.selfplay.config import load_config
-        from tabletop.train.selfplay.throughput import compare_paths, report
 
         config = load_config(args.train)
         if config.backend == "rllib":
@@ -263,6 +263,8 @@ def _speed(args: argparse.Namespace) -> int:
                 f"--train measures the SB3 training paths; for {args.train} (backend: rllib) run: python -m tabletop.train.rllib.scaling {args.train}"
             )
         baseline = load_config(args.dummy_config) if args.dummy_config is not None else None
+        from tabletop.train.selfplay.throughput import compare_paths, report  # torch: once the configs are good
+
         rounds = args.rounds or 2
         speeds = compare_paths(config, args.train_steps or 8192, rounds, args.batched_games, baseline)
         print(report(config, args.train, speeds, rounds))

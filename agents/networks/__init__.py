@@ -8,7 +8,8 @@ import torch, and `tabletop.agents` imports them only when a policy is loaded:
 
     common.py        activations, the masked logit, the MLP builder
     mlp.py, circles.py, board.py, moves.py, roles.py   the network of each kind
-    actor_critic.py  `network_spec` (a kind on a game, as plain data) and `ActorCritic` (any kind, ready to act)
+    spec.py          `network_spec`: a kind on a game, as plain data (configs check it without torch)
+    actor_critic.py  `ActorCritic`: any kind, ready to act
     saved.py         the plain policy file: `SavedPolicy`, `read_policy`, `write_policy`
     runs.py          run folders of either backend, and those saved before policy files: `load_saved`
 
@@ -21,3 +22,12 @@ Kinds (`network.kind`): `mlp` (separate policy and value MLPs over the flat obse
 KINDS = ("mlp", "circles", "board", "moves", "roles")
 MASKED_LOGIT = -1e8  # as sb3-contrib's MaskableCategorical: finite, so a softmax over a masked row never gives NaN
 POLICY_FILE = "policy.pt"  # the plain policy file's name in a run's final/ and checkpoint folders (saved.py)
+DEFAULTS = {
+    "hidden": [256, 256],
+    "activation": "tanh",
+    "width": 32,
+    "blocks": 1,
+    "critic": "full",
+}  # `network:` defaults
+CRITIC_INPUTS = {"full": "every kind", "pooled": "circles"}  # what the critic reads, and the kinds that offer it
+ACTIVATION_NAMES = ("tanh", "relu")  # common.ACTIVATIONS' keys, for the config's check without torch

@@ -14,51 +14,14 @@ from torch import nn
 
 from tabletop.agents.networks import KINDS, board, circles, mlp, moves, roles
 from tabletop.agents.networks.common import ACTIVATIONS
+from tabletop.agents.networks.spec import DEFAULTS, network_spec
 from tabletop.envs import EnvSpec
 
-DEFAULTS = {
-    "hidden": [256, 256],
-    "activation": "tanh",
-    "width": 32,
-    "blocks": 1,
-    "critic": "full",
-}  # `network:` defaults
-CRITIC_INPUTS = {"full": "every kind", "pooled": "circles"}  # what the critic reads, and the kinds that offer it
 CRITIC_PREFIXES = (
     "value_net.",
     "mlp_extractor.value_net.",
     "mlp_extractor.critic.",
 )  # the critic's weights, every kind
-
-
-def network_spec(env: EnvSpec, kind: str = "mlp", **sizes: Any) -> dict[str, Any]:
-    """Everything that builds a network of `kind` for the game `env`, as plain data (saved with the weights):
-    the sizes (`hidden`, `activation`, `width`, `blocks`; DEFAULTS for those not given), the observation and
-    action counts, and for a structured kind where the game's observation keeps what it reads (the structure
-    its observer declares). A ValueError says which kinds the game offers, or what its arguments lack."""
-    unknown = sorted(set(sizes) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown network size {unknown[0]!r}; allowed: {', '.join(DEFAULTS)}")
-    if kind not in KINDS:
-        raise ValueError(f"unknown network.kind {kind!r}; allowed: {', '.join(KINDS)}")
-    table = env.make_raw()
-    structures = env.definition.network_structures
-    if kind != "mlp" and kind not in structures:
-        raise ValueError(
-            f"network.kind {kind!r} does not read {env.env_id}'s observation; {env.env_id} offers: "
-            + ", ".join(["mlp", *structures])
-        )
-    spec = {**DEFAULTS, **sizes, "kind": kind}
-    spec["hidden"] = list(spec["hidden"])
-    if spec["activation"] not in ACTIVATIONS:
-        raise ValueError(f"unknown network.activation {spec['activation']!r}; allowed: {', '.join(ACTIVATIONS)}")
-    if spec["critic"] not in CRITIC_INPUTS or spec["critic"] == "pooled" and kind != "circles":
-        offered = ", ".join(f"{name} ({kinds})" for name, kinds in CRITIC_INPUTS.items())
-        raise ValueError(f"network.critic {spec['critic']!r} does not fit network.kind {kind!r}; allowed: {offered}")
-    spec["structure"] = structures[kind](table) if kind != "mlp" else None
-    spec["observation_size"] = int(table.observation_space(table.possible_agents[0])["observation"].shape[0])
-    spec["num_actions"] = int(table.game.num_actions)
-    return spec
 
 
 def build_extractor(spec: dict[str, Any]) -> nn.Module:

@@ -43,6 +43,45 @@ def test_a_bad_command_line_is_refused_without_heavy_imports(argv, message):
     assert loaded == [], f"{argv} imported {loaded} before refusing"
 
 
+BAD_CONFIGS = {  # file name -> (its text, the command's words for it)
+    "key.yaml": ("env_id: cromlet_v0\ntotal_steps: 1000\nbogus_key: 3\n", "unknown key 'bogus_key'"),
+    "value.yaml": ("env_id: cromlet_v0\ntotal_steps: 1000\nseed: -3\n", "seed=-3 is not allowed"),
+    "network.yaml": (
+        "env_id: cromlet_v0\ntotal_steps: 1000\nnetwork: {kind: board}\n",
+        "network.kind 'board' does not read cromlet_v0's observation",
+    ),
+    "suite.yaml": (
+        "tasks:\n  t: {env_id: cromlet_v0, budget: 1000, eval_every: 1000, panel: [random], eval_games: 0}\n"
+        "algorithms: {ppo: {}}\n",
+        "eval_games=0 is not allowed",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "argv, config",
+    [
+        (["train", "{dir}/key.yaml"], "key.yaml"),
+        (["train", "{dir}/value.yaml"], "value.yaml"),
+        (["train", "{dir}/network.yaml"], "network.yaml"),
+        (["speed", "--train", "{dir}/key.yaml"], "key.yaml"),
+        (["benchmark", "{dir}/suite.yaml", "--out", "{dir}/out"], "suite.yaml"),
+        (["exploit", "cromlet_v0", "random", "--override", '{{"ppo": {{"bogus_key": 3}}}}'], None),
+    ],
+)
+def test_a_bad_key_or_value_in_a_config_is_refused_without_heavy_imports(tmp_path, argv, config):
+    for name, (text, _) in BAD_CONFIGS.items():
+        (tmp_path / name).write_text(text)
+    argv = [arg.format(dir=tmp_path) for arg in argv]
+    message = BAD_CONFIGS[config][1] if config else "unknown key 'ppo.bogus_key'"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True, text=True, timeout=120
+    )
+    status, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert status == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert loaded == [], f"{argv} imported {loaded} before refusing"
+
+
 def test_benchmark_report_help_is_its_own(capsys):
     with pytest.raises(SystemExit) as done:
         main(["benchmark", "report", "--help"])

@@ -25,8 +25,14 @@ from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in
 from tabletop.train.benchmark.families import FAMILIES, load_family
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
-from tabletop.train.selfplay.config import LEARNER_SEATS, allowed_opponents, boolean
-from tabletop.train.selfplay.opponents import expand_weights
+from tabletop.train.selfplay.config import (
+    LEARNER_SEATS,
+    allowed_opponents,
+    boolean,
+    expand_weights,
+    integer,
+    optional,
+)
 
 REQUIRED = object()
 EVAL_MODES = ("greedy", "sample")
@@ -66,10 +72,10 @@ TASK = Parameters(
         {"self": 1.0},
         "training opponents and their weights (as a training config's opponents.weights; self: the learner's snapshots)",
         check=_is_weights,
-        allowed="a non-empty mapping of names to numbers >= 0 with a positive sum",
+        allowed="a non-empty mapping of names to numbers of at least 0 with a positive sum",
     ),
-    Param("budget", REQUIRED, "learner steps per run", check=int_in(1), allowed="an int >= 1"),
-    Param("eval_every", REQUIRED, "learner steps between evaluations", check=int_in(1), allowed="an int >= 1"),
+    Param("budget", REQUIRED, "learner steps per run", **integer(1)),
+    Param("eval_every", REQUIRED, "learner steps between evaluations", **integer(1)),
     Param(
         "panel",
         REQUIRED,
@@ -77,20 +83,18 @@ TASK = Parameters(
         check=_is_names,
         allowed="a non-empty list of agent specs",
     ),
-    Param("eval_games", 100, "evaluation games against each panel member", check=int_in(1), allowed="an int >= 1"),
+    Param("eval_games", 100, "evaluation games against each panel member", **integer(1)),
     Param(
         "final_eval_games",
         None,
-        "deals per panel member at the last evaluation (null: eval_games)",
-        check=lambda v: v is None or int_in(1)(v),
-        allowed="null or an int >= 1",
+        "deals per panel member at the last evaluation (left out: eval_games)",
+        **optional(integer(1)),
     ),
     Param(
         "absolute_factor",
         10,
         "the best evaluation's policy plays again on this many times final_eval_games deals (0: never)",
-        check=int_in(0),
-        allowed="an int >= 0",
+        **integer(0),
     ),
     Param(
         "one",
@@ -110,8 +114,7 @@ TASK = Parameters(
         "cfr_iterations",
         1000,
         "CFR+ iterations of an exact task's reference line",
-        check=int_in(1),
-        allowed="an int >= 1",
+        **integer(1),
     ),
     Param(
         "held_out",
@@ -124,7 +127,7 @@ TASK = Parameters(
         TRAINING_SEEDS_BELOW,
         "seed of the first evaluation game (game g: eval_seed + g, the same at every evaluation)",
         check=int_in(TRAINING_SEEDS_BELOW),
-        allowed=f"an int >= {TRAINING_SEEDS_BELOW:,} (below it: training seeds)",
+        allowed=f"{integer(TRAINING_SEEDS_BELOW)['allowed']} (below it: training seeds)",
     ),
 )
 
@@ -195,7 +198,7 @@ def parse_suite(data: Any, source: str = "suite") -> Suite:
         raise SuiteError(f"{source}: unknown key {unknown[0]!r}; allowed keys here: version, tasks, algorithms")
     version = data.get("version", "1")
     if not isinstance(version, (str, int)) or isinstance(version, bool):
-        raise SuiteError(f"{source}: version: {version!r}; allowed: a string or an int")
+        raise SuiteError(f"{source}: version: {version!r}; allowed: a string or a whole number")
     tasks, algorithms = data.get("tasks"), data.get("algorithms")
     if not isinstance(tasks, dict) or not tasks:
         raise SuiteError(f"{source}: tasks: must be a non-empty mapping of task names to tasks")

@@ -43,9 +43,8 @@ from tabletop.train.evaluation.evaluate import Matchup, evaluate, format_table
 from tabletop.train.rllib.logs import to_run_folder
 from tabletop.train.rllib.stats import summarize
 from tabletop.train.rllib.table import LEARNER, snapshot_modules
-from tabletop.train.selfplay.config import SELF, TrainConfig
+from tabletop.train.selfplay.config import SELF, TrainConfig, expand_weights
 from tabletop.train.selfplay.logs import STEP_COLUMN, EvalLog
-from tabletop.train.selfplay.opponents import expand_weights
 from tabletop.train.selfplay.plots import learning_curve
 from tabletop.train.selfplay.trainer import EVAL_SEED_OFFSET
 

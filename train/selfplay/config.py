@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import warnings
 from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,9 @@ import yaml
 
 from tabletop import envs
 from tabletop.agents import agent_names, make_agent
-from tabletop.agents.networks import KINDS
-from tabletop.agents.networks.actor_critic import CRITIC_INPUTS, DEFAULTS, network_spec
-from tabletop.agents.networks.common import ACTIVATIONS
+from tabletop.agents.networks import ACTIVATION_NAMES, CRITIC_INPUTS, DEFAULTS, KINDS
+from tabletop.agents.networks.spec import network_spec
+from tabletop.agents.registry import game_of, heuristics
 from tabletop.agents.search import PREFIX as SEARCH
 from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in, is_int
@@ -67,6 +68,23 @@ def check_learner_seats(learner_seats: str) -> None:
 def allowed_opponents(env_id: str) -> list[str]:
     """The names an `opponents` mapping may use for this game without a search player."""
     return [SELF, HEURISTICS, *agent_names(env_id)]
+
+
+def expand_weights(env_id: str, weights: dict[str, float]) -> dict[str, float]:
+    """Split the `heuristics` group weight evenly over the game's heuristics; drop zero weights."""
+    expanded: dict[str, float] = {}
+    for name, w in weights.items():
+        if name != HEURISTICS:
+            expanded[name] = expanded.get(name, 0.0) + w
+            continue
+        names = list(heuristics(env_id))
+        if not names:
+            # the warning is about the config, not the caller's line: no stacklevel
+            warnings.warn(f"{env_id} has no heuristics (agents/{game_of(env_id)}.py); their share goes to random")  # noqa: B028
+            names = ["random"]
+        for h in names:
+            expanded[h] = expanded.get(h, 0.0) + w / len(names)
+    return {k: v for k, v in expanded.items() if v > 0}
 
 
 def agent_problem(env: EnvSpec, name: str, also: tuple[str, ...] = ()) -> str | None:
@@ -196,7 +214,7 @@ NETWORK = Section(
             check=_is_widths,
             allowed="a non-empty list of ints > 0",
         ),
-        Param("activation", DEFAULTS["activation"], "the activation", choices=tuple(ACTIVATIONS)),
+        Param("activation", DEFAULTS["activation"], "the activation", choices=ACTIVATION_NAMES),
         Param(
             "width",
             DEFAULTS["width"],

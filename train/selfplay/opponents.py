@@ -13,7 +13,6 @@ Opponents the learner already beats fade out; those that still beat it are met m
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict, deque
 
 import numpy as np
@@ -21,9 +20,8 @@ import torch
 from gymnasium import spaces
 
 from tabletop.agents import Agent, PolicyAgent, make_agent
-from tabletop.agents.registry import game_of, heuristics
 from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.config import HEURISTICS, SELF
+from tabletop.train.selfplay.config import SELF, expand_weights
 from tabletop.train.selfplay.policy import build_policy
 
 PFSP_WINDOW = 100  # recent games per opponent that set its pfsp weight
@@ -33,23 +31,6 @@ def pfsp_factor(scores: list[float] | deque) -> float:
     """(1 - x)^2 for the learner's smoothed score x against one opponent (1/2 before any game)."""
     x = (sum(scores) + 1.0) / (len(scores) + 2.0)
     return (1.0 - x) ** 2
-
-
-def expand_weights(env_id: str, weights: dict[str, float]) -> dict[str, float]:
-    """Split the `heuristics` group weight evenly over the game's heuristics; drop zero weights."""
-    expanded: dict[str, float] = {}
-    for name, w in weights.items():
-        if name != HEURISTICS:
-            expanded[name] = expanded.get(name, 0.0) + w
-            continue
-        names = list(heuristics(env_id))
-        if not names:
-            # the warning is about the config, not the caller's line: no stacklevel
-            warnings.warn(f"{env_id} has no heuristics (agents/{game_of(env_id)}.py); their share goes to random")  # noqa: B028
-            names = ["random"]
-        for h in names:
-            expanded[h] = expanded.get(h, 0.0) + w / len(names)
-    return {k: v for k, v in expanded.items() if v > 0}
 
 
 class OpponentPool:
