@@ -43,7 +43,9 @@ class SearchOptions:
         if self.candidates < 2:
             raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
         if not self.guard >= 0:  # NaN fails too
-            raise ValueError(f"search: guard must be a number of standard errors >= 0 (0: off), got {self.guard}")
+            raise ValueError(
+                f"search: guard must be a number of standard errors of at least 0 (0: off), got {self.guard}"
+            )
         if self.value not in VALUES:
             raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
         if not self.sims and not self.seconds:
@@ -109,7 +111,7 @@ class GuidedOptions:
         if self.value not in VALUES:
             raise ValueError(f"search: value must be one of {', '.join(VALUES)}, got {self.value!r}")
         if not (self.gumbel >= 0 and self.scale > 0 and self.visit >= 0):  # NaN fails too
-            raise ValueError(f"search: gumbel and visit must be >= 0 and scale > 0, got {self}")
+            raise ValueError(f"search: gumbel and visit must be at least 0 and scale above 0, got {self}")
 
 
 DEFAULT_SIMS = 100

@@ -46,7 +46,7 @@ def test_spec_parses_keys_and_defaults():
         ("search:candidates=1", "candidates must be at least 2"),
         ("search:seconds=-1", "must not be negative"),
         ("search:value=points", "value must be one of win, margin"),
-        ("search:guard=-1", "guard must be a number of standard errors >= 0"),
+        ("search:guard=-1", "guard must be a number of standard errors of at least 0"),
         ("search:plies=half", "plies must be weights >= 0 separated by '/'"),
         ("search:plies=0.5/-1", "plies must be weights >= 0 separated by '/'"),
         ("search:plies=0.5/", "plies must be weights >= 0 separated by '/'"),

@@ -35,7 +35,7 @@ from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.families import FAMILIES, load_family
 from tabletop.train.benchmark.families.base import Family, Task
 from tabletop.train.benchmark.suite import SuiteError, parse_task
-from tabletop.train.selfplay.config import BACKENDS, ConfigError, TrainConfig, parse_config
+from tabletop.train.selfplay.config import BACKENDS, ConfigError, TrainConfig, integer, parse_config
 
 CONFIG_FILE, FINAL = "config.yaml", "final"
 RUN_KEYS = ("family", "seed", "total_steps", "save_every")
@@ -145,7 +145,7 @@ def _count(data: dict[str, Any], key: str, source: str, default: int | None, low
     if value is None:
         raise ConfigError(f"{source}: missing required key {key!r}")
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{source}: {key}={value!r}; allowed: an int >= {low}")
+        raise ConfigError(f"{source}: {key}={value!r}; allowed: {integer(low)['allowed']}")
     return value
 
 

@@ -174,7 +174,9 @@ class TaskVectorEnv(VectorEnv):
         one member share one frozen module (one batched forward pass). The total must fit `max_snapshots`."""
         total = sum(count for _, count in members.values())
         if not 1 <= total <= self.max_snapshots or any(count < 1 for _, count in members.values()):
-            raise ValueError(f"a mixture of {total} shares; give 1 to max_snapshots={self.max_snapshots}, each >= 1")
+            raise ValueError(
+                f"a mixture of {total} shares; give 1 to max_snapshots={self.max_snapshots}, each at least 1"
+            )
         self._snapshots.clear()
         for game in self._batched.games:
             if game.pool is not None:

@@ -399,7 +399,7 @@ def _read_request(request: Any) -> tuple[str, dict, list[str], int | None, Any, 
         raise RequestError('seats: a list with one player per seat, e.g. ["you", "greedy"]')
     seed = request.get("seed")
     if seed is not None and not (type(seed) is int and 0 <= seed < 2**63):
-        raise RequestError("seed: a whole number from 0 to 2**63 - 1, or null for a fresh deal")
+        raise RequestError(f"seed: a whole number from 0 to {2**63 - 1:,}, or no seed for a fresh deal")
     pace = request.get("pace_ms", 600)
     if not (type(pace) is int and 0 <= pace <= MAX_PACE_MS):
         raise RequestError(
