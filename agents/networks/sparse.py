@@ -6,7 +6,9 @@ nonzero features (indices and values, padded with index 0 and value 0, which add
 and `BagLinear` is an `nn.Linear` that also reads them through `F.embedding_bag(mode="sum",
 per_sample_weights=...)`: the same function, computed over the active inputs only. Its weight keeps
 `nn.Linear`'s shape [out, in] (the state dict and its initialisation are a Linear's), stored as the transpose
-of a contiguous [in, out] table, so that a bag reads each active feature's row in one piece.
+of a contiguous [in, out] table, so that a bag reads each active feature's row in one piece. Its gradient is
+the sparse product of the rows' transpose and the upstream gradient (`SparseProduct`): torch's own
+embedding-bag backward took five times as long over a minibatch of 512 rows.
 """
 
 from __future__ import annotations
@@ -73,6 +75,29 @@ def most_active(dense: torch.Tensor | np.ndarray) -> int:
     return int((dense != 0).sum(axis=1).max()) if len(dense) else 0
 
 
+class SparseProduct(torch.autograd.Function):
+    """`rows @ table` for `SparseRows` (as `F.embedding_bag(mode="sum")`), whose backward gives the table's
+    gradient as one sparse-dense product, `rows.T @ upstream`, over the nonzero values only."""
+
+    @staticmethod
+    def forward(ctx, table: torch.Tensor, indices: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(indices, values)
+        ctx.features = len(table)
+        return F.embedding_bag(indices, table, mode="sum", per_sample_weights=values)
+
+    @staticmethod
+    def backward(ctx, upstream: torch.Tensor):
+        indices, values = ctx.saved_tensors
+        rows, slots = values.nonzero(as_tuple=True)  # padding (value 0) adds nothing
+        transposed = torch.sparse_coo_tensor(
+            torch.stack([indices[rows, slots], rows]),
+            values[rows, slots],
+            (ctx.features, len(values)),
+            check_invariants=False,
+        )
+        return torch.sparse.mm(transposed, upstream), None, None
+
+
 class BagLinear(nn.Linear):
     """`nn.Linear` over a dense batch or over `SparseRows` (an embedding bag over the active features), one
     weight for both: equal outputs and gradients up to float rounding."""
@@ -99,5 +124,5 @@ class BagLinear(nn.Linear):
             return F.linear(features, self.weight, self.bias)
         if recording:
             self.touched[features.indices] = True
-        out = F.embedding_bag(features.indices, self.weight.t(), mode="sum", per_sample_weights=features.values)
+        out = SparseProduct.apply(self.weight.t(), features.indices, features.values)
         return out if self.bias is None else out + self.bias

@@ -256,11 +256,15 @@ def _legal_choice(
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(torch.from_numpy(obs[rows])))
         row, action = torch.from_numpy(masks[rows]).nonzero(as_tuple=True)
         head = policy.action_net
-        logits = ((latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]).double().numpy()
-    ends = np.cumsum(np.bincount(row.numpy(), minlength=len(rows)))
-    for k, (scores, legal) in enumerate(zip(np.split(logits, ends[:-1]), np.split(action.numpy(), ends[:-1]))):
-        rng = rngs[rows[k]]
-        chosen[rows[k]] = legal[np.argmax(scores if rng is None else scores + rng.gumbel(size=len(scores)))]
+        scores = ((latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]).double().numpy()
+    counts = np.bincount(row.numpy(), minlength=len(rows))  # every row has two legal actions or more
+    noise = [rngs[r].gumbel(size=c) for r, c in zip(rows, counts) if rngs[r] is not None]
+    if noise:
+        scores[np.repeat([rngs[r] is not None for r in rows], counts)] += np.concatenate(noise)
+    starts = np.cumsum(counts) - counts
+    best = np.repeat(np.maximum.reduceat(scores, starts), counts)
+    first = np.minimum.reduceat(np.where(scores == best, np.arange(len(scores)), len(scores)), starts)  # a tie: first
+    chosen[rows] = action.numpy()[first]
     return chosen
 
 
