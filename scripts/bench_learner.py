@@ -34,13 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_commit import ROOT, tabletop_at  # noqa: E402  (a sibling script)
 from learner_configs import learner_config, split_task  # noqa: E402
 
-CHILD = """import json, sys, time
-import numpy as np, torch
+CHILD = (
+    f"""import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})  # learner_configs, whichever tree `tabletop` is
+"""
+    + """import json, time
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import Logger
 from tabletop.train.selfplay.config import load_config
-from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model
+from learner_configs import fresh_learner, load_kernels
 config = load_config(sys.argv[1])
 for key, value in json.loads(sys.argv[3]).items():  # the side's overrides, e.g. {"sb3.overlap": true}
     *path, name = key.split(".")
@@ -48,18 +49,8 @@ for key, value in json.loads(sys.argv[3]).items():  # the side's overrides, e.g.
     for part in path:
         section = getattr(section, part)
     setattr(section, name, value)
-table, rng = config.env.make_raw(), np.random.default_rng(0)
-table.reset(seed=0)
-while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
-    table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
-torch.set_num_threads(config.torch_threads)
-vec_env = make_vec_env(config, seed=config.seed)
-model = new_model(config, vec_env)
-if config.learner_seats == "one":
-    weights = actor_weights(model.policy)
-    for k in range(config.opponents.max_snapshots):
-        vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
-model.set_logger(Logger(folder=None, output_formats=[]))
+load_kernels(config)
+model, _ = fresh_learner(config)
 clocks = {"wall": time.perf_counter, "cpu": time.process_time}
 class Rollouts(BaseCallback):
     spent = dict.fromkeys(clocks, 0.0)
@@ -78,6 +69,7 @@ for k, clock in clocks.items():
     result[k + "_rollout"] = Rollouts.spent[k]
 print(json.dumps(result))
 """
+)
 
 
 def start_side(python_path: str | None, config: Path, steps: int, overrides: dict) -> subprocess.Popen:

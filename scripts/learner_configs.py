@@ -28,3 +28,34 @@ def learner_config(source: str):
     suite = load_suite(path)
     (chosen,) = suite.select_tasks([task])
     return train_config(chosen, suite.params("ppo"), seed=0)
+
+
+def load_kernels(config) -> None:
+    """Play one random game of `config`'s env, so that numba's kernels are loaded (or compiled) before a clock."""
+    import numpy as np
+
+    table, rng = config.env.make_raw(), np.random.default_rng(0)
+    table.reset(seed=0)
+    while not all(table.terminations.values()):
+        table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
+
+
+def fresh_learner(config):
+    """(model, its vec env): a fresh learner of `config` on its `batched` path, as `tabletop bench --train` trains
+    one: torch on the config's threads, no warm start, the opponent pool filled with `max_snapshots` copies of
+    it, no log output."""
+    import torch
+    from stable_baselines3.common.logger import Logger
+
+    from tabletop.train.selfplay.policy import actor_weights
+    from tabletop.train.selfplay.trainer import make_vec_env, new_model
+
+    torch.set_num_threads(config.torch_threads)
+    vec_env = make_vec_env(config, seed=config.seed)
+    model = new_model(config, vec_env)
+    if config.learner_seats == "one":
+        weights = actor_weights(model.policy)
+        for k in range(config.opponents.max_snapshots):
+            vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model, vec_env

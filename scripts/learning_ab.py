@@ -24,30 +24,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_commit import ROOT, tabletop_at  # noqa: E402  (sibling scripts)
 from bench_learner import config_file  # noqa: E402
 
-CHILD = """import json, sys
-import numpy as np, torch
-from stable_baselines3.common.logger import Logger
+CHILD = (
+    f"""import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})  # learner_configs, whichever tree `tabletop` is
+"""
+    + """import json
 from tabletop.agents import PolicyAgent
 from tabletop.train.evaluation.evaluate import evaluate
 from tabletop.train.selfplay.config import load_config
-from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model
+from learner_configs import fresh_learner
 config = load_config(sys.argv[1])
 steps, every, games, opponents = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(",")
-torch.set_num_threads(config.torch_threads)
-vec_env = make_vec_env(config, seed=config.seed)
-model = new_model(config, vec_env)
-if config.learner_seats == "one":
-    weights = actor_weights(model.policy)
-    for k in range(config.opponents.max_snapshots):
-        vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
-model.set_logger(Logger(folder=None, output_formats=[]))
+model, _ = fresh_learner(config)
 while model.num_timesteps < steps:
     model.learn(every, reset_num_timesteps=False)
     agent = PolicyAgent(model.policy, name="learner")
     rows = evaluate(agent, config.env, games, seed=10_000_000, learner_seats=config.learner_seats, opponents=opponents)
     print(json.dumps({"steps": model.num_timesteps, **{r.opponent: [r.wins, r.draws, r.games] for r in rows}}))
 """
+)
 
 
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:

@@ -30,16 +30,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-import torch
-from stable_baselines3.common.logger import Logger
-
 from tabletop.train.selfplay import batched, pipeline
-from tabletop.train.selfplay.policy import actor_weights
-from tabletop.train.selfplay.trainer import make_vec_env, new_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from learner_configs import learner_config  # noqa: E402  (a sibling script)
+from learner_configs import fresh_learner, learner_config, load_kernels  # noqa: E402  (a sibling script)
 
 ROLLOUT_REST = "rollout bookkeeping"
 
@@ -116,18 +110,8 @@ def main() -> int:
     config = learner_config(args.config)
     if config.sb3.vec_env.kind != "batched":
         raise SystemExit(f"{args.config}: vec_env.kind is {config.sb3.vec_env.kind!r}; this profiles the batched path")
-    table, rng = config.env.make_raw(), np.random.default_rng(0)
-    table.reset(seed=0)
-    while not all(table.terminations.values()):  # one random game before the clock: the kernels are loaded
-        table.step(int(rng.choice(np.flatnonzero(table.game_state.legal_action_mask()))))
-    torch.set_num_threads(config.torch_threads)
-    vec_env = make_vec_env(config, seed=config.seed)
-    model = new_model(config, vec_env)
-    if config.learner_seats == "one":
-        weights = actor_weights(model.policy)
-        for k in range(config.opponents.max_snapshots):
-            vec_env.env_method("add_snapshot", f"step_{k:09d}", weights)
-    model.set_logger(Logger(folder=None, output_formats=[]))
+    load_kernels(config)
+    model, vec_env = fresh_learner(config)
     clock = ExclusiveClock()
     instrument(model, vec_env, clock)
     profiles = {"rollout": cProfile.Profile(), "update": cProfile.Profile()}
