@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -31,6 +31,9 @@ nothing and refuses an illegal action itself."""
 PREFIX = "tabletop_"
 SHORT = 64  # games of at most this many decisions keep what their steps settle to (exact tools revisit them)
 SETTLED = 50_000  # how many: a small variant's whole tree
+RECALL_LIMIT = 1 << 16
+"""The most values an information-state tensor may hold (256 KiB of float32). A learner keeps about 10^5 of them
+in its replay buffer, so a larger tensor would take tens of gigabytes; such configurations offer strings only."""
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
     "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
@@ -102,7 +105,9 @@ def env_kwargs(env_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def game_type(env_id: str, utility: str = "general_sum") -> pyspiel.GameType:
+def game_type(env_id: str, utility: str = "general_sum", recall_tensor: bool = False) -> pyspiel.GameType:
+    """The game type of `env_id`; a configuration's own says its utility and whether it has an information-state
+    tensor (`Configuration.recall_tensor`)."""
     players = next(p for p in game_parameters(env_id) if p.name == "num_players").choices
     return pyspiel.GameType(
         short_name=PREFIX + env_id,
@@ -115,7 +120,7 @@ def game_type(env_id: str, utility: str = "general_sum") -> pyspiel.GameType:
         max_num_players=max(players),
         min_num_players=min(players),
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=recall_tensor,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={p.name: spell(p, p.default) for p in game_parameters(env_id)},
@@ -131,10 +136,31 @@ class Configuration:
     rules: Any
     observer: Any
     renderer: Any
+    max_steps: int
+    """The most settled steps a game has: the deal and every decision (`max_game_length` + 1)."""
     keep: int = 0
     """How many settled steps to keep: `SETTLED` for a game short enough for exact tools, else none."""
     settled: OrderedDict = field(default_factory=OrderedDict, compare=False, repr=False)
     """What each step settled to, by history (`TabletopState._settle`), the `keep` most recent."""
+
+    @property
+    def recall_size(self) -> int:
+        """The size of the information-state tensor: the seat, and per settled step a flag, the seat's action and its
+        observation."""
+        return self.rules.num_players + self.max_steps * (1 + self.rules.num_actions + self.observer.layout.size)
+
+    @property
+    def recall_tensor(self) -> bool:
+        """Whether the information-state tensor stays within `RECALL_LIMIT`."""
+        return self.recall_size <= RECALL_LIMIT
+
+    def no_recall_tensor(self) -> str:
+        """Why this configuration has no information-state tensor, and what to use instead (one line)."""
+        return (
+            f"{PREFIX}{self.env_id}: no information_state_tensor: perfect recall of {self.max_steps} settled steps "
+            f"would take {self.recall_size:,} values, over the limit of {RECALL_LIMIT:,}; use "
+            "information_state_string (perfect recall) or observation_tensor (the seat's view now)"
+        )
 
     def remember(self, key: tuple, value: tuple) -> None:
         if self.keep:
@@ -154,8 +180,9 @@ def _configuration(env_id: str, spelled: str) -> Configuration:
     rules = definition.new_game(**kwargs)
     omniscient = definition.resolve(kwargs)["observation_mode"] == "omniscient"
     observer = definition.observer(rules, omniscient, **definition.observer_options(kwargs))
-    short = BOUNDS[type(rules)](rules).max_game_length <= SHORT
-    return Configuration(env_id, kwargs, rules, observer, definition.renderer(rules), SETTLED if short else 0)
+    length = BOUNDS[type(rules)](rules).max_game_length
+    renderer = definition.renderer(rules)
+    return Configuration(env_id, kwargs, rules, observer, renderer, length + 1, SETTLED if length <= SHORT else 0)
 
 
 def configuration(game: pyspiel.Game) -> Configuration:
@@ -180,7 +207,8 @@ class TabletopGame(pyspiel.Game):
     def __init__(self, params: Mapping[str, Any] | None = None):
         params = dict(params or {})
         kwargs = env_kwargs(self.env_id, params)
-        rules = _configuration(self.env_id, json.dumps(kwargs, sort_keys=True)).rules
+        ours = _configuration(self.env_id, json.dumps(kwargs, sort_keys=True))
+        rules = ours.rules
         bounds = BOUNDS[type(rules)](rules)
         info = pyspiel.GameInfo(
             num_distinct_actions=rules.num_actions,
@@ -191,7 +219,7 @@ class TabletopGame(pyspiel.Game):
             utility_sum=0.0 if bounds.utility == "zero_sum" else None,
             max_game_length=bounds.max_game_length,
         )
-        super().__init__(game_type(self.env_id, bounds.utility), info, params)
+        super().__init__(game_type(self.env_id, bounds.utility, ours.recall_tensor), info, params)
 
     def new_initial_state(self) -> TabletopState:
         return TabletopState(self)
@@ -200,7 +228,7 @@ class TabletopGame(pyspiel.Game):
         if params:
             raise ValueError(f"{self.get_type().short_name}: observation parameters are game parameters; got {params}")
         if iig_obs_type is not None and iig_obs_type.perfect_recall:
-            return InformationStateObserver()
+            return InformationStateObserver(configuration(self))
         return SeatObserver(configuration(self))
 
 
@@ -221,6 +249,8 @@ class TabletopState(pyspiel.State):
         self.chance_node: list[tuple[int, float]] | None = None
         # per seat: the digest of every view it had and every action it took
         self.trails = [b""] * self.tabletop.rules.num_players
+        # every settled step, where the configuration has an information-state tensor
+        self.steps: Shared = Shared(())
         self._settle()
 
     @property
@@ -240,16 +270,19 @@ class TabletopState(pyspiel.State):
         known = self.tabletop.settled.get(key)
         if known is None:
             self._play()
-            self.tabletop.remember(key, (self._rules, self.waiting, self.outcomes, self.chance_node, self.trails))
-        else:
-            rules, waiting, outcomes, node, trails = known
-            self._rules, self.waiting, self.outcomes, self.chance_node, self.trails = (
-                rules,
-                waiting,
-                list(outcomes),
-                node,
-                list(trails),
+            # lists as tuples: this state goes on to change its own lists in place
+            settled = (
+                self._rules,
+                self.waiting,
+                tuple(self.outcomes),
+                self.chance_node,
+                tuple(self.trails),
+                self.steps,
             )
+            self.tabletop.remember(key, settled)
+        else:
+            self._rules, self.waiting, outcomes, self.chance_node, trails, self.steps = known
+            self.outcomes, self.trails = list(outcomes), list(trails)
 
     def _play(self) -> None:
         chance = ExplicitChance(self.outcomes)
@@ -268,7 +301,10 @@ class TabletopState(pyspiel.State):
         self._rules, self.waiting, self.outcomes, self.chance_node = Shared(state), None, [], None
 
     def _remember(self, state: Any, mover: int | None, action: int | None) -> None:
-        """Each seat's trail takes in its view of the settled position `state`, the mover's also its own action."""
+        """Each seat's trail takes in its view of the settled position `state`, the mover's also its own action;
+        the step joins `steps` where the information-state tensor needs it."""
+        if self.tabletop.recall_tensor:
+            self.steps = Shared((*self.steps.value, Step(state, mover, action)))
         for seat in range(len(self.trails)):
             digest = hashlib.sha256(self.trails[seat])
             if seat == mover:
@@ -328,6 +364,14 @@ def replay(game: str, history: list[int]) -> TabletopState:
     return state
 
 
+class Step(NamedTuple):
+    """One settled step: the position it settled to, and who moved (None: the deal) with which action."""
+
+    rules: Any
+    mover: int | None
+    action: int | None
+
+
 class Shared:
     """A value that OpenSpiel's `clone` (a deep copy of each attribute) shares instead of copying."""
 
@@ -360,14 +404,44 @@ class SeatObserver:
 
 
 class InformationStateObserver:
-    """Perfect recall as a string: the digest of every view the seat had of a settled position, and of each
-    action it took (SHA-256 over the whole trail, so two trails a seat can tell apart never share a string)."""
+    """Perfect recall: everything the seat saw after each settled step (the deal and every decision), and each
+    action it took. The string is the SHA-256 digest of that trail, so two trails a seat can tell apart never
+    share a string. The tensor, where the configuration allows it (`Configuration.recall_tensor`), is the seat
+    (one-hot, as the string names it) and one row per step up to `max_steps` in three pieces: `step` (1 for a
+    step taken), `action` (the seat's own action, one-hot) and `observation` (the env's observation for the seat
+    after that step)."""
 
-    tensor = None
-    dict: dict[str, np.ndarray] = {}
+    def __init__(self, game: Configuration):
+        self.game = game
+        self.tensor: np.ndarray | None = None
+        self.dict: dict[str, np.ndarray] = {}
+        if game.recall_tensor:
+            rows = game.max_steps
+            pieces = {
+                "seat": (game.rules.num_players,),
+                "step": (rows,),
+                "action": (rows, game.rules.num_actions),
+                "observation": (rows, game.observer.layout.size),
+            }
+            self.tensor = np.zeros(game.recall_size, dtype=np.float32)
+            start = 0
+            for name, shape in pieces.items():
+                size = int(np.prod(shape))
+                self.dict[name] = self.tensor[start : start + size].reshape(shape)
+                start += size
 
     def set_from(self, state: TabletopState, player: int) -> None:
-        pass
+        if self.tensor is None:
+            raise ValueError(self.game.no_recall_tensor())
+        self.tensor.fill(0.0)
+        if player < 0:  # OpenSpiel asks for the tensor's shape with no player
+            return
+        self.dict["seat"][player] = 1.0
+        for row, step in enumerate(state.steps.value):
+            self.dict["step"][row] = 1.0
+            if step.mover == player:
+                self.dict["action"][row, step.action] = 1.0
+            self.game.observer.encode(step.rules, player, out=self.dict["observation"][row])
 
     def string_from(self, state: TabletopState, player: int) -> str:
         return f"p{player} {state.trails[player].hex()}"

@@ -1,7 +1,9 @@
-"""OpenSpiel's own checks on every game and contract configuration, its RL environment running one of its
-learners, the game types and parameters, and the leak test of every string and tensor a seat is shown."""
+"""OpenSpiel's own checks on every game, contract configuration and small variant, its RL environment running
+its learners, the game types and parameters, and the leak test of every string and tensor a seat is shown."""
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pytest
@@ -12,10 +14,13 @@ pyspiel = pytest.importorskip(
 
 from open_spiel.python import rl_environment  # noqa: E402
 from open_spiel.python.algorithms import tabular_qlearner  # noqa: E402
+from open_spiel.python.observation import make_observation  # noqa: E402
+from open_spiel.python.pytorch import dqn  # noqa: E402
 from support.contract import CASES, IDS  # noqa: E402
 
 from tabletop.envs import ENV_IDS, ParameterError, registry  # noqa: E402
-from tabletop.envs.openspiel import GAMES, PREFIX  # noqa: E402
+from tabletop.envs.openspiel import GAMES, PREFIX, SMALL  # noqa: E402
+from tabletop.envs.openspiel import load as load_small  # noqa: E402
 from tabletop.envs.openspiel.game import ADAPTER_ONLY, openspiel_params  # noqa: E402
 
 Utility = pyspiel.GameType.Utility
@@ -28,6 +33,33 @@ def load(env_id: str, config: dict) -> pyspiel.Game:
 @pytest.mark.parametrize(("env_id", "config"), CASES, ids=IDS)
 def test_random_sim_test_with_serialization(env_id, config):
     pyspiel.random_sim_test(load(env_id, config), num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_random_sim_test_with_serialization_on_a_small_variant(name):
+    """A small variant has an information-state tensor, which OpenSpiel's check reads too."""
+    game = load_small(name)
+    assert game.get_type().provides_information_state_tensor
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_a_history_played_in_place_replays_to_the_same_states(name):
+    """A small variant keeps what each history settles to; stepping one state in place must not alter what is kept."""
+    game, rng = load_small(name), np.random.default_rng(2)
+    for _ in range(3):
+        state, seen = game.new_initial_state(), []
+        while not state.is_terminal():
+            legal = [o for o, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+            seen.append((legal, str(state), [state.information_state_string(p) for p in range(game.num_players())]))
+            state.apply_action(legal[rng.integers(len(legal))])
+        again = game.new_initial_state()
+        for (legal, text, strings), action in zip(seen, state.history(), strict=True):
+            now = [o for o, _ in again.chance_outcomes()] if again.is_chance_node() else again.legal_actions()
+            assert (now, str(again)) == (legal, text)
+            assert [again.information_state_string(p) for p in range(game.num_players())] == strings
+            again.apply_action(action)
+        assert again.returns() == state.returns()
 
 
 def test_every_registered_env_is_a_game_with_its_parameters():
@@ -90,21 +122,43 @@ def test_random_games_stay_within_the_declared_bounds(env_id, config):
         assert all(game.min_utility() <= r <= game.max_utility() for r in state.returns())
 
 
-def test_an_openspiel_learner_runs_in_its_rl_environment():
-    env = rl_environment.Environment(load("krz_grtn_v1", {"num_players": 2}))
-    players = env.num_players
-    agents = [tabular_qlearner.QLearner(p, env.action_spec()["num_actions"]) for p in range(players)]
-    steps, time_step = 0, env.reset()
-    while steps < 300:
+def play(env: rl_environment.Environment, agents: list, steps: int) -> rl_environment.TimeStep:
+    """OpenSpiel learners take `steps` decisions in `env`, each also told every game's end; the last time step."""
+    time_step = env.reset()
+    for _ in range(steps):
         if time_step.last():
             for agent in agents:
                 agent.step(time_step)
             time_step = env.reset()
         seat = time_step.observations["current_player"]
-        output = agents[seat].step(time_step)
-        time_step = env.step([output.action])
-        steps += 1
-    assert steps == 300
+        time_step = env.step([agents[seat].step(time_step).action])
+    return time_step
+
+
+def test_an_openspiel_learner_runs_in_its_rl_environment():
+    """A full game has no information-state tensor, so `rl_environment` feeds its learners the observation."""
+    env = rl_environment.Environment(load("krz_grtn_v1", {"num_players": 2}))
+    assert env.use_observation
+    assert env.observation_spec()["info_state"][0] == env.game.observation_tensor_size()
+    agents = [tabular_qlearner.QLearner(p, env.action_spec()["num_actions"]) for p in range(env.num_players)]
+    play(env, agents, 300)
+
+
+def test_openspiels_dqn_learns_from_information_state_tensors_on_a_small_variant():
+    """`rl_environment` picks the information-state tensor where the game has one; OpenSpiel's DQN trains on it."""
+    game = load_small("chromino_small")
+    env = rl_environment.Environment(game, seed=0)
+    assert not env.use_observation
+    size = env.observation_spec()["info_state"][0]
+    assert size == game.information_state_tensor_size()
+    actions = env.action_spec()["num_actions"]
+    agents = [
+        dqn.DQN(p, size, actions, [32], replay_buffer_capacity=256, batch_size=16, min_buffer_size_to_learn=32)
+        for p in range(env.num_players)
+    ]
+    last = play(env, agents, 300)
+    assert all(len(info_state) == size for info_state in last.observations["info_state"])
+    assert all(agent.loss is not None for agent in agents), "a learner never trained on the tensors"
 
 
 def views_along(game: pyspiel.Game, history: list[int], seat: int) -> tuple[pyspiel.State, list]:
@@ -174,3 +228,64 @@ def test_a_seat_is_shown_nothing_it_may_not_know(env_id, config):
             else:
                 assert one.information_state_string(seat) != two.information_state_string(seat)
     assert hidden_checked, "no seat was left unaware of a changed outcome: the test checked nothing hidden"
+
+
+def canonical(value) -> str:
+    """A view as text that two views share exactly when `same` holds (types, shapes and every value)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{canonical(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(canonical, value)) + "]"
+    if isinstance(value, np.ndarray):
+        return f"<{value.dtype.str}{value.shape}{value.tobytes().hex()}>"
+    return f"{type(value).__name__}={value!r}"
+
+
+@pytest.mark.parametrize(
+    "name", [name if name == "chromino_small" else pytest.param(name, marks=pytest.mark.slow) for name in SMALL]
+)
+def test_a_seat_is_shown_nothing_it_may_not_know_anywhere_in_a_small_variant(name):
+    """Walk the whole tree. What a seat knows is its view after every settled step and its own actions. At every
+    decision, for every seat, that record, the information-state string and the information-state tensor determine
+    one another (a bijection: nothing hidden shows, nothing known is forgotten), and the observation tensor is a
+    function of the record."""
+    game = load_small(name)
+    seats = game.num_players()
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    seen = make_observation(game)
+    by_record: dict[tuple, set] = {}
+    by_string: dict[str, set] = {}
+    by_tensor: dict[bytes, set] = {}
+    observations: dict[tuple, set] = {}
+    stack = [(game.new_initial_state(), ((),) * seats)]
+    while stack:
+        state, records = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            moves, mover = [a for a, _ in state.chance_outcomes()], None
+        else:
+            moves, mover = state.legal_actions(), state.current_player()
+            for seat in range(seats):
+                key, string = (seat, records[seat]), state.information_state_string(seat)
+                recall.set_from(state, seat)
+                seen.set_from(state, seat)
+                tensor = recall.tensor.tobytes()
+                by_record.setdefault(key, set()).add((string, tensor))
+                by_string.setdefault(string, set()).add(key)
+                by_tensor.setdefault(tensor, set()).add(key)
+                observations.setdefault(key, set()).add(seen.tensor.tobytes())
+        for action in moves:
+            child = state.child(action)
+            known = [(*r, ("did", action)) if seat == mover else r for seat, r in enumerate(records)]
+            if not child.is_chance_node():
+                views = [
+                    hashlib.sha256(canonical(child.rules.view(seat)).encode()).hexdigest() for seat in range(seats)
+                ]
+                known = [(*r, views[seat]) for seat, r in enumerate(known)]
+            stack.append((child, tuple(known)))
+    assert len(by_record) == len(by_string) == len(by_tensor) > seats
+    assert all(len(v) == 1 for v in by_record.values()), "a seat's string or tensor shows something hidden"
+    assert all(len(v) == 1 for v in by_string.values()), "two records a seat tells apart share a string"
+    assert all(len(v) == 1 for v in by_tensor.values()), "two records a seat tells apart share a tensor"
+    assert all(len(v) == 1 for v in observations.values()), "a seat's observation shows something hidden"

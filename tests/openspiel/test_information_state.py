@@ -1,0 +1,93 @@
+"""The information-state tensor: perfect recall of what a seat saw and did, as distinct as the information-state
+string, offered where its size stays within the limit and refused with a one-line reason elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="the openspiel extra is not installed (pip install tabletop-rl[openspiel])"
+)
+
+from open_spiel.python.observation import make_observation  # noqa: E402
+
+from tabletop.envs.openspiel import SMALL, load  # noqa: E402
+from tabletop.envs.openspiel.game import RECALL_LIMIT, configuration  # noqa: E402
+
+PERFECT_RECALL = pyspiel.IIGObservationType(perfect_recall=True)
+
+
+def random_decisions(game: pyspiel.Game, seed: int):
+    """Every decision state of one random game."""
+    rng, state = np.random.default_rng(seed), game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.choice(len(outcomes), p=[p for _, p in outcomes])][0])
+        else:
+            yield state
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_step(name):
+    """Along a random game, each seat's tensor holds its seat, a flag per settled step, its own actions in the rows
+    of the steps they made and its observation after every step so far; the rows past the last step are empty."""
+    game = load(name)
+    if not game.get_type().provides_information_state_tensor:
+        pytest.skip(f"{name} has no information-state tensor")
+    ours = configuration(game)
+    seats, rows = game.num_players(), ours.max_steps
+    actions, width = game.num_distinct_actions(), game.observation_tensor_size()
+    assert game.information_state_tensor_size() == ours.recall_size == seats + rows * (1 + actions + width)
+    assert ours.recall_size <= RECALL_LIMIT
+    seen: list[list[list[float]]] = [[] for _ in range(seats)]
+    own: list[dict[int, int]] = [{} for _ in range(seats)]
+    rng, state = np.random.default_rng(3), game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.choice(len(outcomes), p=[p for _, p in outcomes])][0])
+            continue
+        for seat in range(seats):
+            seen[seat].append(state.observation_tensor(seat))
+            tensor = np.asarray(state.information_state_tensor(seat), dtype=np.float32)
+            seat_piece, tensor = np.split(tensor, [seats])
+            step, acted, views = np.split(tensor, [rows, rows * (1 + actions)])
+            acted, views = acted.reshape(rows, actions), views.reshape(rows, width)
+            taken = len(seen[seat])
+            assert seat_piece.tolist() == [float(s == seat) for s in range(seats)]
+            assert step.tolist() == [1.0] * taken + [0.0] * (rows - taken)
+            assert {int(r): int(a) for r, a in zip(*np.nonzero(acted), strict=True)} == own[seat]
+            np.testing.assert_array_equal(views[:taken], np.asarray(seen[seat], dtype=np.float32))
+            assert not views[taken:].any()
+        mover, legal = state.current_player(), state.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        own[mover][len(seen[mover])] = action  # the row of the step this action makes
+        state.apply_action(action)
+
+
+def test_the_openspiel_tensor_is_the_python_observers():
+    game = load("chromino_small")
+    observer = make_observation(game, PERFECT_RECALL)
+    for state in random_decisions(game, seed=1):
+        for seat in range(game.num_players()):
+            observer.set_from(state, seat)
+            np.testing.assert_array_equal(state.information_state_tensor(seat), observer.tensor)
+
+
+@pytest.mark.parametrize("name", ["tabletop_cromlet_v0", "tabletop_chromino_v1", "tabletop_kings_cribbage_v0"])
+def test_a_game_over_the_limit_says_why_it_has_no_tensor(name):
+    game = pyspiel.load_game(name)
+    assert not game.get_type().provides_information_state_tensor
+    assert configuration(game).recall_size > RECALL_LIMIT
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="no information_state_tensor") as raised:
+        state.information_state_tensor(0)
+    message = str(raised.value)
+    assert "\n" not in message and f"{RECALL_LIMIT:,}" in message and "information_state_string" in message
+    with pytest.raises(ValueError, match="no information_state_tensor"):
+        game.information_state_tensor_size()
+    assert state.information_state_string(0)
