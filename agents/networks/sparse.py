@@ -76,25 +76,22 @@ def most_active(dense: torch.Tensor | np.ndarray) -> int:
 
 
 class SparseProduct(torch.autograd.Function):
-    """`rows @ table` for `SparseRows` (as `F.embedding_bag(mode="sum")`), whose backward gives the table's
-    gradient as one sparse-dense product, `rows.T @ upstream`, over the nonzero values only."""
+    """`rows @ table` for `SparseRows` over their nonzero values only (the padding left out): forward an embedding
+    bag, backward the table's gradient as one sparse-dense product, `rows.T @ upstream`."""
 
     @staticmethod
     def forward(ctx, table: torch.Tensor, indices: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(indices, values)
-        ctx.features = len(table)
-        return F.embedding_bag(indices, table, mode="sum", per_sample_weights=values)
+        rows, slots = values.nonzero(as_tuple=True)
+        columns, weights = indices[rows, slots], values[rows, slots]
+        counts = torch.bincount(rows, minlength=len(values))
+        ctx.save_for_backward(rows, columns, weights)
+        ctx.shape = (len(table), len(values))
+        return F.embedding_bag(columns, table, counts.cumsum(0) - counts, mode="sum", per_sample_weights=weights)
 
     @staticmethod
     def backward(ctx, upstream: torch.Tensor):
-        indices, values = ctx.saved_tensors
-        rows, slots = values.nonzero(as_tuple=True)  # padding (value 0) adds nothing
-        transposed = torch.sparse_coo_tensor(
-            torch.stack([indices[rows, slots], rows]),
-            values[rows, slots],
-            (ctx.features, len(values)),
-            check_invariants=False,
-        )
+        rows, columns, weights = ctx.saved_tensors
+        transposed = torch.sparse_coo_tensor(torch.stack([columns, rows]), weights, ctx.shape, check_invariants=False)
         return torch.sparse.mm(transposed, upstream), None, None
 
 
