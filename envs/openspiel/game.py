@@ -31,9 +31,9 @@ nothing and refuses an illegal action itself."""
 PREFIX = "tabletop_"
 SHORT = 64  # games of at most this many decisions keep what their steps settle to (exact tools revisit them)
 SETTLED = 50_000  # how many: a small variant's whole tree
-RECALL_LIMIT = 1 << 16
-"""The most values an information-state tensor may hold (256 KiB of float32). A learner keeps about 10^5 of them
-in its replay buffer, so a larger tensor would take tens of gigabytes; such configurations offer strings only."""
+RECALL_LIMIT = 1 << 18
+"""The most values an information-state tensor may hold (1 MiB of float32): every small variant's fits, while the
+full games would need 2.3 to 119 MB per state, so a learner's buffer of them could not fit in memory."""
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
     "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,

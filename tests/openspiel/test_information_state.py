@@ -3,6 +3,9 @@ string, offered where its size stays within the limit and refused with a one-lin
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from tabletop.envs.openspiel import SMALL, load  # noqa: E402
 from tabletop.envs.openspiel.game import RECALL_LIMIT, configuration  # noqa: E402
 
 PERFECT_RECALL = pyspiel.IIGObservationType(perfect_recall=True)
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "openspiel.md"
 
 
 def random_decisions(game: pyspiel.Game, seed: int):
@@ -29,6 +33,13 @@ def random_decisions(game: pyspiel.Game, seed: int):
             yield state
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_every_small_variant_has_the_tensor(name):
+    game = load(name)
+    assert configuration(game).recall_size <= RECALL_LIMIT, configuration(game).no_recall_tensor()
+    assert game.get_type().provides_information_state_tensor
 
 
 @pytest.mark.parametrize("name", list(SMALL))
@@ -91,3 +102,14 @@ def test_a_game_over_the_limit_says_why_it_has_no_tensor(name):
     with pytest.raises(ValueError, match="no information_state_tensor"):
         game.information_state_tensor_size()
     assert state.information_state_string(0)
+
+
+def test_the_documented_tensor_sizes_are_the_games():
+    section = DOCS.read_text().split("### The information-state tensor", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| (yes|no) \|$", section, re.MULTILINE)
+    assert len(rows) >= 5
+    for name, steps, values, provided in rows:
+        game = load(name)
+        ours = configuration(game)
+        documented = (int(steps.replace(",", "")), int(values.replace(",", "")), provided == "yes")
+        assert (ours.max_steps, ours.recall_size, game.get_type().provides_information_state_tensor) == documented
