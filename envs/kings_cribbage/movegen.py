@@ -200,10 +200,14 @@ def generate_moves(
     template, label = rack_template(rack)
     rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
     if not ordered and not np.count_nonzero(values):
-        return Opening(
-            *kernels.opening_orderings(*rack_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR),
-            values.shape[0],
+        n = values.shape[0]
+        faces, sizes, points = kernels.opening_orderings(
+            *rack_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR
         )
+        if n < MAX_HAND:  # a board narrower than a hand: only the orderings that fit on a line
+            fits = sizes <= n
+            faces, sizes, points = faces[fits], sizes[fits], points[fits]
+        return Opening(faces, sizes, points, n)
     return MoveSet(
         *kernels.generate_moves(
             values,

@@ -44,10 +44,10 @@ def score_range(game: KingsCribbageGame) -> tuple[int, int]:
     each tile, two for a single tile), each at most the best hand plus the one-colour bonus, plus the
     full-rack bonus when k = 5 and the opening bonus once; a seat lays at most its bag's tiles (and no
     more than the board holds). The leftover deduction takes at most a full rack of tens."""
-    tiles = min(NUM_TILES // len(set(game.bag_of)), game.cells)
+    tiles = min(max(map(len, game.bag_tiles())), game.cells)
     best_hand = int(HAND_TABLE.max()) + ONE_COLOUR_BONUS
     most = 2 * tiles * best_hand + (tiles // RACK_SIZE) * FULL_RACK_BONUS + FIRST_MOVE_BONUS
-    return -RACK_SIZE * face_value(NUM_RANKS), most
+    return -game.rack_size * face_value(NUM_RANKS), most
 
 
 def private_layout(game: KingsCribbageGame) -> Layout:

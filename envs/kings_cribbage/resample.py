@@ -24,7 +24,7 @@ from collections import Counter
 import numpy as np
 
 from tabletop.envs.core import InvalidStateError
-from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_KINDS, NUM_RANKS, TILES_PER_KIND, kind_colour
+from tabletop.envs.kings_cribbage.tiles import FACE_KIND, NUM_RANKS
 
 MAX_TRIES = 5000
 
@@ -34,9 +34,9 @@ def unseen_tiles(state, seat: int) -> list[Counter]:
     g = state.game
     board = Counter((state.colours * NUM_RANKS + state.printed - 1)[state.values > 0].tolist())
     pools = []
-    for b in range(len(state.bags)):
-        kinds = [k for k in range(NUM_KINDS) if g.variant != "solitaire" or kind_colour(k) == b]
-        pool = Counter({k: TILES_PER_KIND - board[k] for k in kinds})
+    for b, tiles in enumerate(g.bag_tiles()):
+        pool = Counter(tiles)
+        pool.subtract(board)
         if g.bag_of[seat] == b:
             pool.subtract(state.racks[seat])
         pools.append(+pool)

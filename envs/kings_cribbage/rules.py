@@ -18,7 +18,7 @@ from tabletop.envs.core import (
     win_loss_returns,
 )
 from tabletop.envs.core.chance import Chance, SeededChance, as_chance
-from tabletop.envs.core.params import int_range
+from tabletop.envs.core.params import int_range, is_int
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
@@ -30,12 +30,12 @@ from tabletop.envs.kings_cribbage.tiles import (
     FACE_KIND,
     FACE_VALUE,
     NUM_KINDS,
-    NUM_RANKS,
     RACK_SIZE,
     TILES_PER_KIND,
     cell_name,
     face_name,
     face_value,
+    kind_colour,
     kind_name,
     kind_rank,
 )
@@ -46,10 +46,11 @@ _FACE_PRINTED = tuple(kind_rank(kind) for kind in _FACE_KIND)
 
 VARIANTS = ("standard", "solitaire")
 PLAYER_COUNTS = (2, 3, 4)
-MIN_BOARD, MAX_BOARD = 5, 26
+MIN_BOARD, MAX_BOARD = 3, 26
 ACTION_MODES = ("tiles", "moves")
 DEFAULT_MAX_MOVES, MOST_MOVES = 64, 1024
 MAX_STALL_ROUNDS = 20  # each one lengthens a stalled game by a full round of exchanges
+MIN_RACK = 2  # the opening lays 2-5 tiles: a rack of one could never open
 
 PARAMETERS = Parameters(
     Param("num_players", 2, "players at the table", choices=PLAYER_COUNTS),
@@ -84,7 +85,30 @@ PARAMETERS = Parameters(
         "`action_mode='moves'` only: the most moves a turn offers",
         **int_range(1, MOST_MOVES),
     ),
+    Param(
+        "rack_size",
+        RACK_SIZE,
+        "tiles on a rack, drawn at the start and refilled after every move (the rulebook's 5); fewer make a "
+        "smaller game",
+        **int_range(MIN_RACK, RACK_SIZE),
+    ),
+    Param(
+        "box",
+        None,
+        "the tiles in the bag: by default all 104, four of each kind; or a list of kinds (colour * 13 + rank - 1, "
+        "as the exchange actions number them) for a smaller game",
+        check=lambda v: v is None or _is_box(v),
+        convert=lambda v: tuple(sorted(v)),
+        allowed="all 104 tiles (the default), or a list of kinds from 0 to 25, each at most 4 times, enough to "
+        "fill every rack, e.g. [4, 8, 17, 21]",
+    ),
 )
+
+
+def _is_box(kinds: Any) -> bool:
+    return all(is_int(k) and 0 <= k < NUM_KINDS for k in kinds) and all(
+        kinds.count(k) <= TILES_PER_KIND for k in set(kinds)
+    )
 
 
 class KingsCribbageGame:
@@ -111,6 +135,7 @@ class KingsCribbageGame:
         self.board_size = self.params["board_size"]
         self.variant = variant
         self.stall_rounds = self.params["stall_rounds"]
+        self.rack_size, self.box = self.params["rack_size"], self.params["box"]
         self.cells = self.board_size * self.board_size
         self.moves_mode = self.action_mode == "moves"
         # the layout's offsets as attributes: the step path reads them on every action
@@ -125,29 +150,49 @@ class KingsCribbageGame:
         self.num_actions = self.actions.num_actions
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
+        self._check_box()
+
+    def _check_box(self) -> None:
+        """Every bag must fill the racks that draw from it at the start."""
+        for bag, tiles in enumerate(self.bag_tiles()):
+            racks = self.bag_of.count(bag)
+            if len(tiles) < racks * self.rack_size:
+                what = f"{('light', 'dark')[bag]} tiles" if self.variant == "solitaire" else "tiles"
+                raise ParameterError(
+                    f"{self.name}: box has too few {what} to fill {racks} rack{'s' * (racks > 1)} of {self.rack_size} "
+                    f"({len(tiles)}); allowed: a box with at least {racks * self.rack_size} {what}"
+                )
+
+    def bag_tiles(self) -> list[list[int]]:
+        """Each bag's tiles before the shuffle, kinds ascending: the whole set or the box; in solitaire the light
+        ones, then the dark ones."""
+        tiles = [k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND)] if self.box is None else list(self.box)
+        if self.variant == "solitaire":
+            return [[k for k in tiles if kind_colour(k) == colour] for colour in (0, 1)]
+        return [tiles]
 
     def config(self) -> dict[str, Any]:
         """The configuration as saved states record it: every parameter, in declaration order, except that tiles
-        mode (the default, and the only mode before there were two) leaves `action_mode` and `max_moves` out, so
-        its saved states are what they were."""
+        mode (the default, and the only mode before there were two) leaves `action_mode` and `max_moves` out, and
+        the full rack and tile set leave `rack_size` and `box` out, so saved states of the full game are what
+        they were."""
         config = dict(self.params)
         if not self.moves_mode:
             del config["action_mode"], config["max_moves"]
+        if self.rack_size == RACK_SIZE:
+            del config["rack_size"]
+        if self.box is None:
+            del config["box"]
+        else:
+            config["box"] = list(self.box)
         return config
 
     def new_initial_state(self, rng: np.random.Generator | Chance) -> KingsCribbageState:
         chance = as_chance(rng).spawn()
-        if self.variant == "solitaire":
-            bags = [
-                [k for k in range(c * NUM_RANKS, (c + 1) * NUM_RANKS) for _ in range(TILES_PER_KIND)] for c in (0, 1)
-            ]
-        else:
-            bags = [[k for k in range(NUM_KINDS) for _ in range(TILES_PER_KIND)]]
-        bags = [[int(k) for k in chance.shuffled(bag)] for bag in bags]
         state = KingsCribbageState(self, chance)
-        state.bags = bags
+        state.bags = [[int(k) for k in chance.shuffled(bag)] for bag in self.bag_tiles()]
         for seat in range(self.num_players):
-            state.draw(seat, RACK_SIZE)
+            state.draw(seat, self.rack_size)
         state.current = chance.integers(self.num_players)  # the low draw starts
         state.begin_turn()
         return state
@@ -271,7 +316,7 @@ class KingsCribbageState(BaseState):
             self.printed[at] = _FACE_PRINTED[face]
             rack.remove(_FACE_KIND[face])
         self.score[self.current] += points
-        self.draw(self.current, RACK_SIZE - len(rack))
+        self.draw(self.current, self.game.rack_size - len(rack))
         self.passes = 0
         if not rack:
             self._finish()

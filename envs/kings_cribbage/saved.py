@@ -8,10 +8,10 @@ configuration, and raises `InvalidStateError(field, problem)` otherwise. Every c
   and that rank shown (a 6 may show 9, a 9 may show 6). Never exactly one tile (the opening lays 2-5), one
   orthogonally connected group (every later move touches the board), every line of 2+ tiles a crib hand of
   at most 5 in which every tile scores.
-* tiles: the board, the racks and the bags hold each kind exactly 4 times (field `tiles`); in solitaire,
-  seat 0's rack and bag hold light tiles only and seat 1's dark ones.
-* racks: at most 5 tiles, and 5 while the seat's bag holds any (a move refills the rack, an exchange keeps
-  the bag's size); an empty rack only for the seat whose going out ended the game.
+* tiles: the board, the racks and the bags hold each kind exactly 4 times, or as often as the `box` holds it
+  (field `tiles`); in solitaire, seat 0's rack and bag hold light tiles only and seat 1's dark ones.
+* racks: at most `rack_size` tiles (5), and that many while the seat's bag holds any (a move refills the
+  rack, an exchange keeps the bag's size); an empty rack only for the seat whose going out ended the game.
 * scores: move points, so none with an empty board, at least the opening's 12 once a tile lies, at most
   what the tiles on the board can have scored; `deductions` are 0 until the end, then the face value of
   each rack.
@@ -38,8 +38,6 @@ from tabletop.envs.kings_cribbage.tiles import (
     NUM_FACES,
     NUM_KINDS,
     NUM_RANKS,
-    RACK_SIZE,
-    TILES_PER_KIND,
     face_value,
     kind_colour,
     kind_name,
@@ -215,16 +213,17 @@ def _kind_lists(data: Any, name: str, count: int) -> list[list[int]]:
 
 
 def _check_tiles(game: Any, values, colours, printed, racks: list[list[int]], bags: list[list[int]]) -> None:
-    """Each of the 104 tiles exactly once; solitaire seats hold and draw their own colour only."""
+    """Each of the game's tiles exactly once; solitaire seats hold and draw their own colour only."""
     count = Counter((colours * NUM_RANKS + printed - 1)[values > 0].tolist())
     for holder in racks + bags:
         count.update(holder)
+    tiles = Counter(kind for bag in game.bag_tiles() for kind in bag)
     for kind in range(NUM_KINDS):
         require(
-            count[kind] == TILES_PER_KIND,
+            count[kind] == tiles[kind],
             "tiles",
             f"{kind_name(kind)}: {count[kind]} on the board, the racks and the bags together; "
-            f"the game has {TILES_PER_KIND} of each kind",
+            f"the game has {tiles[kind]} of this kind",
         )
     if game.variant == "solitaire":
         for name, lists in (("racks", racks), ("bags", bags)):
@@ -239,13 +238,14 @@ def _check_tiles(game: Any, values, colours, printed, racks: list[list[int]], ba
 
 
 def _check_racks(game: Any, p: Position) -> None:
+    size = game.rack_size
     for s, rack in enumerate(p.racks):
-        require(len(rack) <= RACK_SIZE, f"racks[{s}]", f"holds {len(rack)} tiles; a rack holds at most {RACK_SIZE}")
+        require(len(rack) <= size, f"racks[{s}]", f"holds {len(rack)} tiles; a rack holds at most {size}")
         bag = len(p.bags[game.bag_of[s]])
         require(
-            len(rack) == RACK_SIZE or not bag,
+            len(rack) == size or not bag,
             f"racks[{s}]",
-            f"holds {len(rack)} tiles while its bag holds {bag}: a rack is refilled to {RACK_SIZE} after every move",
+            f"holds {len(rack)} tiles while its bag holds {bag}: a rack is refilled to {size} after every move",
         )
         require(rack or p.terminal, f"racks[{s}]", "is empty, but going out ends the game (terminal is false)")
 

@@ -49,13 +49,13 @@ def chromino(game: ChrominoGame) -> Bounds:
 
 
 def kings_cribbage(game: KingsCribbageGame) -> Bounds:
-    """Each move lays at least one tile (at most 104 tiles, one per cell); between two moves fewer than
+    """Each move lays at least one tile (at most the game's tiles, one per cell); between two moves fewer than
     stall_rounds * n passes come in a row, and that many end the game; a turn is one action in moves mode, at most
     a rack of tiles (or of exchange choices) and a commit in tiles mode."""
     n = game.num_players
     stall = game.stall_rounds * n
-    moves = min(kc_tiles.NUM_KINDS * kc_tiles.TILES_PER_KIND, game.board_size**2)
-    per_turn = 1 if game.moves_mode else kc_tiles.RACK_SIZE + 1
+    moves = min(sum(map(len, game.bag_tiles())), game.board_size**2)
+    per_turn = 1 if game.moves_mode else game.rack_size + 1
     length = (moves * stall + stall) * per_turn
     outcomes = max(kc_tiles.NUM_KINDS, n)
     return Bounds(length, outcomes, -1.0, 1.0, "zero_sum" if n == 2 else "general_sum")
