@@ -266,8 +266,22 @@ class _Pickled:
             "pool.pt cannot be read",
         ),
         (lambda f: (f / "policy.pt").write_bytes((f / "policy.pt").read_bytes()[:200]), "policy.pt cannot be read"),
+        (lambda f: (f / "resume.pt").write_bytes((f / "resume.pt").read_bytes()[:200]), "resume.pt cannot be read"),
+        (
+            lambda f: torch.save({**torch.load(f / "resume.pt", weights_only=True), "step": 128}, f / "resume.pt"),
+            "resume.pt is not the games of step 256",
+        ),
     ],
-    ids=["bad-data-json", "truncated-member", "tampered-shape", "tampered-pool", "pickled-pool", "truncated-policy"],
+    ids=[
+        "bad-data-json",
+        "truncated-member",
+        "tampered-shape",
+        "tampered-pool",
+        "pickled-pool",
+        "truncated-policy",
+        "truncated-games",
+        "games-of-another-step",
+    ],
 )
 def test_damage_inside_a_checkpoint_is_named_and_skipped(trained_run, tmp_path, damage, reason):
     run = tmp_path / "run"

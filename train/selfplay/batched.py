@@ -57,7 +57,7 @@ class _Game(SeatGame):
     def step(self, action: int) -> None:
         """Play one move and add what it pays the learner (the mover's reward when cooperative)."""
         mover = self.aec.agent_selection
-        self.aec.step(action)  # an illegal action raises: masks must have reached the policy
+        self.play(action)
         if self.live:
             self.reward += self.aec.rewards[mover if self.cooperative else self.agents[self.seat]]
 
@@ -101,6 +101,7 @@ class BatchedSelfPlayEnv(VecEnv):
         self._opponent_masks = np.zeros((n, actions.n), dtype=bool)
         self._terminal_obs = np.zeros(size, dtype=np.float32)  # SeatEnv's final observation: zeros
         self._actions = np.zeros(n, dtype=np.int64)
+        self._retired: dict[str, Any] = {}  # frozen snapshots out of the pools that resumed games still seat
 
     # --- the VecEnv API ------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -133,10 +134,15 @@ class BatchedSelfPlayEnv(VecEnv):
         return self._masks.copy()
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        """What SB3 and the trainer call per game: `action_masks`, and `add_snapshot` (for all games at once)."""
+        """What SB3 and the trainer call per game: `action_masks`, `game_state` and `load_game_state` (as
+        SeatEnv's), and `add_snapshot` (for all games at once)."""
         games = self._get_indices(indices)
         if method_name == "action_masks":
             return [self._masks[i].copy() for i in games]
+        if method_name == "game_state":
+            return [self.games[i].state_dict() for i in games]
+        if method_name == "load_game_state":
+            return [self._load_game(i, *method_args, **method_kwargs) for i in games]
         if method_name == "add_snapshot":
             if len(games) != self.num_envs:
                 raise ValueError("a snapshot joins every game's pool at once (the games share its network)")
@@ -168,6 +174,18 @@ class BatchedSelfPlayEnv(VecEnv):
             policy = pools[0].freeze(weights)
             for pool in pools:
                 pool.add_frozen(name, policy)
+
+    def _load_game(self, i: int, state: dict[str, Any], retired: dict[str, dict]) -> np.ndarray:
+        """Continue a saved game in slot `i`; its observation for the learner. A retired snapshot is frozen once
+        for every game that seats it, as the pool's snapshots are (one batched forward pass each)."""
+        game = self.games[i]
+        for name, weights in retired.items():
+            if name not in self._retired:
+                self._retired[name] = game.pool.freeze(weights)
+        game.load_state_dict(state, {name: self._retired[name] for name in retired})
+        game.live = True  # saved between steps, where every game waits for a learner decision
+        self._write_observation(i, game)
+        return self._obs[i].copy()
 
     # --- internals -------------------------------------------------------------------------------------
     def _play_opponents(self, games: list[_Game]) -> None:
@@ -237,10 +255,13 @@ class BatchedSelfPlayEnv(VecEnv):
         """The learner's observation and mask of every game, into the preallocated arrays; a copy out
         (SB3 stores the previous step's observations after the next step)."""
         for i, game in enumerate(self.games):
-            state = game.state
-            game.observer.encode(state, state.current_player, out=self._obs[i])
-            self._masks[i] = state.legal_action_mask()
+            self._write_observation(i, game)
         return self._obs.copy()
+
+    def _write_observation(self, i: int, game: _Game) -> None:
+        state = game.state
+        game.observer.encode(state, state.current_player, out=self._obs[i])
+        self._masks[i] = state.legal_action_mask()
 
 
 def _legal_choice(

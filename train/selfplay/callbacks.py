@@ -71,6 +71,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         if not getattr(self.model, "update_running", False):  # the last rollout's update has ended
             self.model.trained_steps = self.num_timesteps
+        self.run.mark_boundary(self.model)  # what a checkpoint of this step holds, should one be written
 
     def _on_step(self) -> bool:
         with torch.inference_mode(False):  # snapshots, evaluations and checkpoints are ordinary tensors

@@ -1,7 +1,8 @@
 """Checkpoints that survive a kill: written beside their final folder, renamed into place, checked on resume.
 
 A checkpoint is `checkpoints/step_N/`: `model.zip` (SB3's: weights, optimiser, step count), `pool.pt` (the
-step and the opponent snapshots) and `policy.pt` (the plain policy file players and export load). It is
+step and the opponent snapshots), `resume.pt` (the games in progress and every generator, resume.py: a resumed
+run then trains as an uninterrupted one) and `policy.pt` (the plain policy file players and export load). It is
 written into `checkpoints/.writing-step_N/`, flushed to disk and renamed into place (atomic on one
 filesystem), so a kill mid-write leaves a temporary folder that resume ignores, never a half checkpoint
 under a checkpoint's name.
@@ -32,6 +33,7 @@ import torch
 
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.saved import SavedPolicy, load_plain, policy_from, write_policy
+from tabletop.train.selfplay import resume
 
 CHECKPOINTS = "checkpoints"
 MODEL_FILE = "model.zip"
@@ -95,6 +97,7 @@ class Checkpoint:
     snapshots: list[tuple[str, dict]]
     params: dict[str, dict] = field(default_factory=dict)  # SB3's `policy` and `policy.optimizer` state dicts
     updates: int = 0  # SB3's `_n_updates`
+    resume: dict | None = None  # resume.py's games and generators (None: a checkpoint saved before them)
 
     @property
     def model(self) -> Path:
@@ -127,9 +130,11 @@ def write_checkpoint(
     keep: int,
     policy: SavedPolicy | None = None,
     step: int | None = None,
+    games: dict | None = None,
 ) -> Path:
-    """Write the checkpoint of `model` at `step` (default its step count; with `policy`, its plain policy file)
-    beside its final folder, rename it into place, keep the newest `keep` checkpoints. Returns the folder."""
+    """Write the checkpoint of `model` at `step` (default its step count; with `policy`, its plain policy file;
+    with `games`, resume.py's games and generators) beside its final folder, rename it into place, keep the
+    newest `keep` checkpoints. Returns the folder."""
     step = model.num_timesteps if step is None else step
     folder = run_dir / CHECKPOINTS / f"step_{step:09d}"
     temp = folder.with_name(WRITING + folder.name)
@@ -143,6 +148,9 @@ def write_checkpoint(
         model.num_timesteps = counted
     torch.save({"step": step, "snapshots": snapshots}, temp / POOL_FILE)
     written = [temp / MODEL_FILE, temp / POOL_FILE]
+    if games is not None:
+        torch.save(games, temp / resume.STATE_FILE)
+        written.append(temp / resume.STATE_FILE)
     if policy is not None:
         written.append(write_policy(temp / POLICY_FILE, policy))
     for path in (*written, temp):
@@ -201,9 +209,13 @@ def read_checkpoint(folder: Path, shapes: Shapes | None = None) -> Checkpoint:
         policy = policy_from(load_plain(folder / POLICY_FILE, POLICY_FILE), Path(POLICY_FILE))
         if shapes is not None:
             shapes.check(policy.weights, POLICY_FILE)
+    games = None
+    if (folder / resume.STATE_FILE).is_file():  # checkpoints saved before exact resume have none
+        games = load_plain(folder / resume.STATE_FILE, resume.STATE_FILE)
+        resume.check(games, step, shapes.check if shapes is not None else lambda weights, where: None)
     updates = data.get("_n_updates")
     return Checkpoint(
-        folder, step, [tuple(s) for s in saved["snapshots"]], params, updates if isinstance(updates, int) else 0
+        folder, step, [tuple(s) for s in saved["snapshots"]], params, updates if isinstance(updates, int) else 0, games
     )
 
 

@@ -125,3 +125,35 @@ class OpponentPool:
             return member, self.fixed[member]
         agent = self.snapshots[member.split(":", 1)[1]]
         return agent.name, agent
+
+    # --- exact resume (train/selfplay/resume.py) ------------------------------------------------------
+    def members(self) -> dict[str, Agent]:
+        """Every player the pool may seat, by the name `sample` gives it."""
+        return {**self.fixed, **{agent.name: agent for agent in self.snapshots.values()}}
+
+    def state_dict(self, seated: dict[str, Agent]) -> dict:
+        """The learner's recent scores against the members, the generators of the members and of `seated` (the
+        players of the game in progress, a snapshot that has left the pool among them) and the seed of the
+        snapshots to come, as plain data."""
+        players = {**self.members(), **seated}
+        return {
+            "seed": self._seed,
+            "results": {name: list(self.results[name]) for name in players if name in self.results},
+            "rngs": {name: agent.rng.bit_generator.state for name, agent in players.items() if _seeded(agent)},
+        }
+
+    def load_state_dict(self, state: dict, seated: set[str], retired: dict) -> dict[str, Agent]:
+        """Restore what `state_dict` saved; the players named `seated`, by name (`retired`: the frozen policies
+        of seated snapshots no longer in the pool, each given its own sampler)."""
+        self.results = {name: deque(scores, maxlen=PFSP_WINDOW) for name, scores in state["results"].items()}
+        self._seed = state["seed"]
+        members = self.members()
+        for name in seated - set(members):
+            members[name] = PolicyAgent(retired[name], name=name, seed=0, sample=True)
+        for name, rng in state["rngs"].items():
+            members[name].rng.bit_generator.state = rng
+        return {name: members[name] for name in seated}
+
+
+def _seeded(agent: Agent) -> bool:
+    return isinstance(getattr(agent, "rng", None), np.random.Generator)

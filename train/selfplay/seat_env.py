@@ -61,6 +61,8 @@ class SeatGame:
         self.seat = 0
         self.opponents: dict[int, tuple[str, Any]] = {}
         self.potential = 0.0
+        self.table_seed = 0
+        self.moves: list[int] = []  # every move since the deal: with `table_seed`, the game in progress
 
     @property
     def state(self):
@@ -68,11 +70,18 @@ class SeatGame:
 
     def deal(self) -> None:
         """A new game: the table's seed, the learner's seat and its opponents, drawn in that order."""
-        self.aec.reset(seed=int(self.rng.integers(self.table_seeds)))
+        self.table_seed = int(self.rng.integers(self.table_seeds))
+        self.aec.reset(seed=self.table_seed)
+        self.moves = []
         self.seat = self.episode % len(self.agents)
         self.episode += 1
         if not self.cooperative:
             self.opponents = {s: self.pool.sample(self.rng) for s in range(len(self.agents)) if s != self.seat}
+
+    def play(self, action: int) -> None:
+        """One move of whoever is to move (an illegal action raises: masks must have reached the policy)."""
+        self.aec.step(action)
+        self.moves.append(action)
 
     def learner_to_move(self) -> bool:
         return self.cooperative or self.state.current_player == self.seat
@@ -107,6 +116,37 @@ class SeatGame:
         if self.pool is not None:
             self.pool.record(info["opponents"], info["outcome"])
         return info
+
+    # --- exact resume (train/selfplay/resume.py) ------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """This game as plain data: its generator, the deal and the moves since, the learner's seat and its
+        opponents by name, the shaping's last potential, and its pool's record and players' generators."""
+        state = {
+            "rng": self.rng.bit_generator.state,
+            "episode": self.episode,
+            "seat": self.seat,
+            "table_seed": self.table_seed,
+            "moves": list(self.moves),
+            "potential": self.potential,
+            "opponents": {seat: name for seat, (name, _) in self.opponents.items()},
+        }
+        if self.pool is not None:
+            state["pool"] = self.pool.state_dict({name: agent for name, agent in self.opponents.values()})
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], retired: dict[str, Any]) -> None:
+        """Continue the game `state_dict` saved: the deal dealt again and its moves replayed, the same opponents
+        seated (`retired`: the frozen policies of snapshots that have left the pool but still sit here)."""
+        self.rng.bit_generator.state = state["rng"]
+        self.episode, self.seat, self.potential = state["episode"], state["seat"], state["potential"]
+        self.table_seed = state["table_seed"]
+        self.aec.reset(seed=self.table_seed)
+        self.moves = []
+        for action in state["moves"]:
+            self.play(action)
+        if self.pool is not None:
+            seated = self.pool.load_state_dict(state["pool"], set(state["opponents"].values()), retired)
+            self.opponents = {int(seat): (name, seated[name]) for seat, name in state["opponents"].items()}
 
 
 class SeatEnv(gym.Env):
@@ -147,7 +187,7 @@ class SeatEnv(gym.Env):
 
     def step(self, action):
         agent = self.aec.agent_selection
-        self.aec.step(int(action))  # an illegal action raises: masks must have reached the policy
+        self.game.play(int(action))
         reward = self.aec.rewards[agent]
         done = self._over()
         if not done:
@@ -173,14 +213,24 @@ class SeatEnv(gym.Env):
         while not self._over() and not self.game.learner_to_move():
             seat = self.aec.game_state.current_player
             _, opponent = self.game.opponents[seat]
-            self.aec.step(act_for(opponent, self.aec, self.aec.game_state, seat))
+            self.game.play(act_for(opponent, self.aec, self.aec.game_state, seat))
             reward += self.aec.rewards[learner]
         return reward, self._over()
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.agents[self.aec.game_state.current_player])["observation"]
 
-    # --- pool maintenance, called through VecEnv.env_method ---------------------------------------
+    # --- pool maintenance and exact resume, called through VecEnv.env_method ----------------------
     def add_snapshot(self, name: str, weights) -> None:
         if self.pool is not None:
             self.pool.add_snapshot(name, weights)
+
+    def game_state(self) -> dict[str, Any]:
+        return self.game.state_dict()
+
+    def load_game_state(self, state: dict[str, Any], retired: dict[str, dict]) -> np.ndarray:
+        """Continue a saved game (`retired`: the weights of snapshots it seats that have left the pool); its
+        observation for the learner."""
+        frozen = {name: self.pool.freeze(weights) for name, weights in retired.items()} if self.pool else {}
+        self.game.load_state_dict(state, frozen)
+        return self._observation()

@@ -5,8 +5,9 @@ A run folder holds everything about one run:
     config.yaml              the validated config (with the step budget actually used)
     logs/progress.csv, tb/   SB3 training statistics (CSV and TensorBoard)
     eval.csv                 win rates against every baseline at each evaluation
-    checkpoints/step_N/      model.zip (weights, optimiser, step count), pool.pt (the snapshots) and
-                             policy.pt (the plain policy file), written beside and renamed into place (checkpoints.py)
+    checkpoints/step_N/      model.zip (weights, optimiser, step count), pool.pt (the snapshots), resume.pt (the
+                             games in progress and every generator, resume.py) and policy.pt (the plain policy
+                             file), written beside and renamed into place (checkpoints.py)
     final/policy.pt          the final policy (and final/model.zip, SB3's own), final/eval.json its results
                              over `final_games` games
     learning_curve.png
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -44,7 +47,7 @@ from tabletop.train.selfplay.checkpoints import (
     save_model,
     write_checkpoint,
 )
-from tabletop.train.selfplay.config import NetworkConfig, TrainConfig
+from tabletop.train.selfplay.config import SELF, NetworkConfig, TrainConfig
 from tabletop.train.selfplay.heap import keep_large_blocks
 from tabletop.train.selfplay.imitation import warm_start
 from tabletop.train.selfplay.logs import EvalLog, make_logger
@@ -59,6 +62,7 @@ from tabletop.train.selfplay.policy import (
     network_policy,
     policy_file,
 )
+from tabletop.train.selfplay.resume import Boundary, mismatch, restore
 from tabletop.train.selfplay.rollout_buffer import GatheringRolloutBuffer
 from tabletop.train.selfplay.seat_env import SeatEnv
 
@@ -176,6 +180,13 @@ class SelfPlayPPO(MaskablePPO):
         with torch.inference_mode():
             return super().collect_rollouts(*args, **kwargs)
 
+    def train(self) -> None:
+        """One update. Ctrl-C meanwhile takes effect when it ends, so a checkpoint never holds weights half
+        updated: the learner is then trained through its step count."""
+        with ctrl_c_after():
+            super().train()
+            self.trained_steps = self.num_timesteps
+
     def learn(
         self,
         total_timesteps: int,
@@ -194,6 +205,23 @@ class SelfPlayPPO(MaskablePPO):
                     total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps, **kwargs
                 )
             return learn_overlapped(self, total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps)
+
+
+@contextmanager
+def ctrl_c_after():
+    """Hold Ctrl-C (SIGINT) until the block ends, then raise it; off the main thread, where Python takes no
+    signals, a plain block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda *_: held.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -238,6 +266,8 @@ class Run:
         self.run_dir = run_dir
         self.total_steps = total_steps
         self.snapshots: list[tuple[str, dict]] = []
+        self.retired: dict[str, dict] = {}  # snapshots out of the pool, kept while a game may still seat them
+        self.boundary: Boundary | None = None  # where the run stood at the start of the current rollout
         self.vec_env: VecEnv | None = None
         self.eval_log: EvalLog | None = None
         self.spec = config_spec(config.network, config.env)  # what policy.pt records of the network
@@ -245,13 +275,35 @@ class Run:
     # --- the pool --------------------------------------------------------------------------------
     def add_snapshot(self, model: MaskablePPO, name: str) -> None:
         weights = actor_weights(model.policy)
-        self.snapshots = (self.snapshots + [(name, weights)])[-self.config.opponents.max_snapshots :]
+        kept = self.snapshots + [(name, weights)]
+        cut = max(0, len(kept) - self.config.opponents.max_snapshots)
+        self.retired.update((f"{SELF}:{old}", w) for old, w in kept[:cut])  # named as the games seat them
+        self.snapshots = kept[cut:]
         self.vec_env.env_method("add_snapshot", name, weights)
 
     def restore_pool(self, snapshots: list[tuple[str, dict]]) -> None:
         for name, weights in snapshots:
             self.snapshots.append((name, weights))
             self.vec_env.env_method("add_snapshot", name, weights)
+
+    def mark_boundary(self, model: MaskablePPO) -> Boundary:
+        """Note where the run stands before a rollout (what a checkpoint of this step holds); a retired snapshot
+        no game seats now is forgotten, as no game can draw it again."""
+        self.boundary = Boundary.capture(model, self.vec_env, self.snapshots, self.retired)
+        self.retired = dict(self.boundary.retired)
+        return self.boundary
+
+    def restore_games(self, model: MaskablePPO, checkpoint) -> bool:
+        """Continue the checkpoint's games with its generators (after `restore_pool`); False, with a line that
+        says why, when it holds none that fit."""
+        saved = checkpoint.resume
+        why = "it was saved without them" if saved is None else mismatch(saved, self.vec_env)
+        if why is not None:
+            print(f"resume: new games are dealt, not those of {checkpoint.folder}: {why}", file=sys.stderr)
+            return False
+        self.retired = dict(saved["retired"])
+        restore(model, self.vec_env, saved)
+        return True
 
     # --- evaluation and checkpoints --------------------------------------------------------------
     def evaluate(self, model: MaskablePPO, step: int, games: int, progress: str | None = None) -> list[Matchup]:
@@ -272,9 +324,13 @@ class Run:
         and the overlapped loop): a rollout cut short by a save or Ctrl-C is collected again on resume, so a
         resumed run ends at the step an uninterrupted one does."""
         step = getattr(model, "trained_steps", model.num_timesteps)
-        return write_checkpoint(
-            self.run_dir, model, self.snapshots, self.config.checkpoint.keep, self.policy_file(model), step
-        )
+        boundary = self.boundary if self.boundary is not None and self.boundary.step == step else None
+        if boundary is None and model.num_timesteps == step:  # between rollouts: here is the boundary
+            boundary = self.mark_boundary(model)
+        snapshots = boundary.snapshots if boundary is not None else self.snapshots
+        games = boundary.to_file() if boundary is not None else None
+        keep = self.config.checkpoint.keep
+        return write_checkpoint(self.run_dir, model, snapshots, keep, self.policy_file(model), step, games)
 
     def policy_file(self, model: MaskablePPO):
         return policy_file(model.policy, self.spec, self.config.env)
@@ -368,8 +424,9 @@ def train(
             model = new_model(config, run.vec_env)  # then the checkpoint's tensors: nothing is unpickled
             model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
             model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.updates
-            model.set_random_seed(config.seed + start_step)
             run.restore_pool(checkpoint.snapshots)
+            if not run.restore_games(model, checkpoint):
+                model.set_random_seed(config.seed + start_step)
         model.set_logger(make_logger(run_dir / "logs", start_step))
         run.eval_log = EvalLog(run_dir / "eval.csv", start_step)
         if warm_rows:
