@@ -173,9 +173,10 @@ def test_sparse_buffer_gives_the_dense_buffers_minibatches(batch_size):
 def test_a_dense_batch_stays_dense_and_evaluates_the_same():
     dense, sparse = policies()
     obs = (torch.rand(16, FEATURES) < 0.3).float()  # a third of the inputs active: the bag would cost more
+    assert isinstance(sparse.extract_features(sparse_batch(16)), SparseRows)
     assert isinstance(sparse.extract_features(obs), torch.Tensor)
     assert isinstance(sparse.extract_features(sparse_rows(obs)), torch.Tensor)
-    assert isinstance(sparse.extract_features(sparse_batch(16)), SparseRows)
+    assert isinstance(sparse.extract_features(sparse_batch(16)), torch.Tensor)  # once dense, the game's rows stay so
     masks = legal_masks(16)
     actions = torch.tensor([int(np.flatnonzero(m)[0]) for m in masks])
     for a, b in zip(*(p.evaluate_actions(obs, actions, action_masks=masks) for p in (dense, sparse))):

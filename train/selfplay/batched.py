@@ -230,7 +230,7 @@ class BatchedSelfPlayEnv(VecEnv):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
             rngs = [opponent.rng for _, opponent in members]
-            if isinstance(policy, MlpPolicy) and bag_pays(most_active(obs), obs.shape[1]):  # Cromlet's: dense
+            if isinstance(policy, MlpPolicy) and not policy.dense_rows and bag_pays(most_active(obs), obs.shape[1]):
                 chosen = _legal_choice(policy, obs, masks, rngs)
             else:
                 if isinstance(policy, MlpPolicy):

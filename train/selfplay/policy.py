@@ -109,21 +109,26 @@ class MlpPolicy(ChoicesOnlyActor, MaskableActorCriticPolicy):
             bags = [m for m in self.mlp_extractor.modules() if isinstance(m, BagLinear)]
             self.optimizer = LazyBagAdam(self.parameters(), bags, lr=lr_schedule(1), **self.optimizer_kwargs)
 
+    dense_rows = False  # set once a batch had rows too dense for the bag: the game's rows stay dense (Cromlet's)
+
     def extract_features(self, obs, features_extractor=None):
         """The batch as `SparseRows`, or dense where too many inputs are active for the bag to pay (Cromlet)."""
         if not isinstance(obs, SparseRows):
             obs = super().extract_features(obs, features_extractor)
-            if bag_pays(most_active(obs), self.features_dim):
+            if not self.dense_rows and bag_pays(most_active(obs), self.features_dim):
                 return sparse_rows(obs)
             self.store_dense()
             return obs
         return obs if bag_pays(obs.indices.shape[1], self.features_dim) else obs.dense(self.features_dim)
 
     def store_dense(self) -> None:
-        """The first layers' weights as nn.Linear keeps them: this game's rows are too dense for the bag."""
-        for layer in self.mlp_extractor.modules():
-            if isinstance(layer, BagLinear):
-                layer.store_dense()
+        """The first layers' weights as nn.Linear keeps them: this game's rows are too dense for the bag. Later
+        batches skip the count of their active inputs."""
+        if not self.dense_rows:
+            self.dense_rows = True
+            for layer in self.mlp_extractor.modules():
+                if isinstance(layer, BagLinear):
+                    layer.store_dense()
 
     def _skipping(self, action_masks) -> bool:
         return action_masks is not None and self.share_features_extractor
