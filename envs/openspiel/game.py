@@ -33,7 +33,7 @@ SHORT = 64  # games of at most this many decisions keep what their steps settle 
 SETTLED = 50_000  # how many: a small variant's whole tree
 RECALL_LIMIT = 1 << 18
 """The most values an information-state tensor may hold (1 MiB of float32): every small variant's fits, while the
-full games would need 2.3 to 119 MB per state, so a learner's buffer of them could not fit in memory."""
+full games at their defaults would need 2.3 to 119 MB per state, too much for a learner's buffer of them."""
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
     "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
