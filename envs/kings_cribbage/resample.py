@@ -14,7 +14,7 @@ draw from it and the bag, uniformly over the deals the position allows (docs/kin
 - with every bag empty, an unfinished game has a seat that can move.
 
 Once the game is over the racks are counted out in the open, so only the bags' order is redrawn. The state is
-built through the JSON form (`to_json` / `state_from_json`).
+built through the JSON form (`position_json` / `state_from_json`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def resample(state, seat: int, rng: np.random.Generator):
     if not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
         raise ValueError(f"seat must be an int in [0, {n}), got {seat!r}")
     seat = int(seat)
-    data = state.to_json()
+    data = state.position_json(None)  # every try draws its own generator
     hidden = [] if state.terminal else [p for p in range(n) if p != seat]
     pending = [int(FACE_KIND[a // g.cells]) for a in state.pending]  # laid in the open, still on the mover's rack
     pools = unseen_tiles(state, seat)

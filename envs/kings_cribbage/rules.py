@@ -518,6 +518,11 @@ class KingsCribbageState(BaseState):
         return other  # `moves`, `alive` and `offered` are never mutated in place, so they are shared
 
     def to_json(self) -> dict[str, Any]:
+        return self.position_json(self.chance.rng.bit_generator.state)
+
+    def position_json(self, generator: dict[str, Any] | None) -> dict[str, Any]:
+        """`to_json` with `generator` standing for the generator's state: resampling draws a new one, and a state
+        that OpenSpiel deals (its chance explicit) has none."""
         return {
             "game": "kings_cribbage",
             "config": self.game.config(),
@@ -533,7 +538,7 @@ class KingsCribbageState(BaseState):
             "terminal": self.terminal,
             "pending": list(self.pending),
             "marked": list(self.marked),
-            "rng": self.chance.rng.bit_generator.state,
+            "rng": generator,
         }
 
     @classmethod
