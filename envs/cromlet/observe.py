@@ -242,9 +242,8 @@ class _Table:
         for k in np.flatnonzero(state.claimed_by >= 0):
             self.claim[state.claimed_by[k], state.claim_circle[k]] = 1.0
         self.claimed_by[:] = state.claimed_by[cromlet] == seats
-        self.unseen[:] = ~(state.hands[:, : B.NUM_CIRCLES] > 0) & ~(state.discard_counts[:, : B.NUM_CIRCLES] > 0).any(
-            axis=0
-        )
+        seen = (state.hands[:, : B.NUM_CIRCLES] > 0) | (state.discard_counts[:, : B.NUM_CIRCLES] > 0).any(axis=0)
+        self.unseen[:] = ~seen & self.game.in_play[cromlet]  # a card out of play is in no hand and not in the deck
         for k in range(B.NUM_CROMLETS):
             where = B.CROMLET_SLICES[k]
             self.values[self._facts_at[k]] = _cromlet_facts(k)[state.open_[where].tobytes()]

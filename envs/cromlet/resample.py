@@ -2,7 +2,7 @@
 
 Hidden from `seat`: the other hands and the deck order. Known to it: its own hand, the board, every discard
 pile (face up), the hand sizes and the deck size. The unseen cards are every card less the seat's hand and
-the discard piles; they are dealt at random into the other hands (their sizes kept) and the deck (in random
+the discard piles (of the cards the game's configuration deals); they are dealt at random into the other hands (their sizes kept) and the deck (in random
 order), uniformly over the deals that the position allows:
 
 - the game is still on, so the player to move can play: with the deck empty (no trade-in) its hand holds
@@ -19,14 +19,13 @@ from math import comb
 
 import numpy as np
 
+from tabletop.envs.core.chance import IN_ORDER
 from tabletop.envs.cromlet import board as B
-
-_COPIES = np.array([1] * B.NUM_CIRCLES + [B.NUM_WILDS], dtype=np.int64)  # each card type in the full deck
 
 
 def unseen_cards(state, seat: int) -> np.ndarray:
     """Counts per card type of the cards `seat` has not seen: in the other hands or the deck."""
-    return _COPIES - state.hands[seat] - state.discard_counts.sum(axis=0)
+    return state.game.copies - state.hands[seat] - state.discard_counts.sum(axis=0)
 
 
 def resample(state, seat: int, rng: np.random.Generator):
@@ -52,6 +51,7 @@ def resample(state, seat: int, rng: np.random.Generator):
             hands[p], pool = pool[:size], pool[size:]
         new.hands[p] = np.bincount(hands[p], minlength=B.NUM_CIRCLES + 1)
     new.deck = pool.tolist()  # the rest, already in random order
+    new.chance = IN_ORDER  # the world's refills take its deck's cards in order (its source may be OpenSpiel's)
     new._mask = None
     return new
 

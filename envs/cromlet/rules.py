@@ -72,7 +72,25 @@ PARAMETERS = Parameters(
         "cards in a full hand",
         **int_range(1, B.NUM_CARDS // 2, per_player_count(1, {n: B.NUM_CARDS // n for n in DEFAULT_CLAIM_LIMITS})),
     ),
+    Param(
+        "cromlets",
+        None,
+        "the cromlets in play, by letter: by default all 24; a list plays a smaller game on those cromlets with "
+        "only their circles' cards (the others stay closed)",
+        check=lambda v: v is None or _is_cromlet_list(v),
+        convert=lambda v: tuple(v) if isinstance(v, (list, tuple)) else v,
+        allowed='all 24 (the default), or a list of distinct cromlet letters from A to X, e.g. ["A", "D"]',
+    ),
+    Param("wilds", B.NUM_WILDS, "wild cards in the deck", **int_range(0, B.NUM_WILDS)),
 )
+
+
+def _is_cromlet_list(letters: Any) -> bool:
+    return (
+        isinstance(letters, tuple)
+        and all(isinstance(k, str) and k in B.LETTERS for k in letters)
+        and len(set(letters)) == len(letters) > 0
+    )
 
 
 class CromletGame:
@@ -91,10 +109,18 @@ class CromletGame:
                 f"{self.name}: teams={teams} needs num_players in {TEAM_LAYOUTS[teams]} (teams of 2 or 3, seated "
                 f"alternately); got num_players={num_players}"
             )
-        if hand_size > B.NUM_CARDS // num_players:
+        self.cromlets = self.params["cromlets"]
+        self.in_play = np.zeros(B.NUM_CROMLETS, dtype=bool)  # per cromlet: on the table (the others stay closed)
+        self.in_play[[B.LETTERS.index(k) for k in self.cromlets or B.LETTERS]] = True
+        self.copies = np.append(self.in_play[B.CIRCLE_CROMLET], self.params["wilds"]).astype(np.int64)
+        self.cards = np.repeat(np.arange(B.NUM_CIRCLES + 1), self.copies)  # the deck's card types, unshuffled
+        most = len(self.cards) // num_players
+        if hand_size > most:
+            cards = "" if most == B.NUM_CARDS // num_players else f" and {len(self.cards)} cards"
+            allowed = int_words(1, most) if most else "none: deal every player at least one card"
             raise ParameterError(
-                f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players; "
-                f"allowed: {int_words(1, B.NUM_CARDS // num_players)}"
+                f"{self.name}: hand_size={hand_size} is not allowed for {num_players} players{cards}; "
+                f"allowed: {allowed}"
             )
         self.num_players = num_players
         self.teams = teams
@@ -105,16 +131,23 @@ class CromletGame:
         self.hand_size = hand_size
 
     def config(self) -> dict[str, Any]:
-        return {
+        """The parameters, as written into every state's JSON (`cromlets` and `wilds` only when not the printed
+        board's: saved states of the whole game stay what they were)."""
+        config = {
             "num_players": self.num_players,
             "teams": self.teams,
             "claim_limit": self.claim_limit,
             "hand_size": self.hand_size,
         }
+        if self.cromlets is not None:
+            config["cromlets"] = list(self.cromlets)
+        if self.params["wilds"] != B.NUM_WILDS:
+            config["wilds"] = self.params["wilds"]
+        return config
 
     def new_initial_state(self, rng: np.random.Generator | Chance) -> CromletState:
         chance = as_chance(rng)
-        deck = np.minimum(chance.shuffled(B.NUM_CARDS), B.WILD).tolist()
+        deck = self.cards[chance.shuffled(len(self.cards))].tolist()
         dealer = chance.integers(self.num_players)
         return CromletState.deal(self, deck, dealer, chance)
 
@@ -131,7 +164,7 @@ class CromletState(BaseState):
         self.chance = chance  # the source of the cards the deal and each refill take (`envs/core/chance.py`)
         self.cover = np.full(B.NUM_CIRCLES, -1, dtype=np.int64)  # seat whose crown is on the circle
         self.wild = np.zeros(B.NUM_CIRCLES, dtype=bool)  # covered by a wild card
-        self.closed = np.zeros(B.NUM_CROMLETS, dtype=bool)  # claimed, or closed at the limit
+        self.closed = ~game.in_play  # claimed, closed at the limit, or not in play
         self.claimed_by = np.full(B.NUM_CROMLETS, -1, dtype=np.int64)  # seat, -1 if unclaimed
         self.claim_circle = np.full(B.NUM_CROMLETS, -1, dtype=np.int64)
         self.hands = np.zeros((n, B.NUM_CIRCLES + 1), dtype=np.int64)  # card-type counts, wilds last
@@ -377,7 +410,7 @@ class CromletState(BaseState):
                 B.LETTERS[k]: {"by": int(self.claimed_by[k]), "circle": B.CIRCLE_NAMES[self.claim_circle[k]]}
                 for k in np.flatnonzero(self.claimed_by >= 0)
             },
-            "closed": [B.LETTERS[k] for k in np.flatnonzero(self.closed)],
+            "closed": [B.LETTERS[k] for k in np.flatnonzero(self.closed & self.game.in_play)],
             "hands": [[names(c) for c in _cards_of(self.hands[p])] for p in range(self.game.num_players)],
             "deck": [names(c) for c in self.deck],
             "discards": [[names(c) for c in pile] for pile in self.discards],

@@ -36,7 +36,6 @@ KEYS = (
     "team_scores",
     "team_claims",
 )
-_COPIES = np.array([1] * B.NUM_CIRCLES + [B.NUM_WILDS])  # copies of each card type in the deck
 _CARD_TYPES = {B.card_name(card): card for card in range(B.NUM_CIRCLES + 1)}  # the names `to_json` writes
 _CROMLETS = {letter: k for k, letter in enumerate(B.LETTERS)}
 
@@ -71,6 +70,8 @@ def read(game: Any, data: Any) -> Position:
     current = seat(get(data, "current_player", int), "current_player", n)
     terminal = get(data, "terminal", bool)
     cover, wild = _crowns(data, n)
+    for circle in np.flatnonzero((cover >= 0) & ~game.in_play[B.CIRCLE_CROMLET]):
+        raise InvalidStateError(f"covered.{B.CIRCLE_NAMES[circle]}", f"its cromlet is not in play{_in_play(game)}")
     claimed_by, claim_circle = _claims(data, n, cover)
     team_claims = np.bincount(game.team_of[claimed_by[claimed_by >= 0]], minlength=game.num_teams)
     for team in np.flatnonzero(team_claims > game.claim_limit):
@@ -87,7 +88,7 @@ def read(game: Any, data: Any) -> Position:
         _cards(get(data, "deck", list), "deck"),
         _piles(data, "discards", n),
     )
-    _check_every_card_once(hands, deck, discards)
+    _check_every_card_once(hands, deck, discards, game)
     _check_hand_sizes(hands, deck, game.hand_size, current)
     _check_discards(discards, cover, wild, closed)
     _check_turn(discards, cover, dealer, current)
@@ -157,6 +158,7 @@ def _closed(data: Any, game: Any, cover: np.ndarray, claimed_by: np.ndarray, tea
     for i, letter in enumerate(get(data, "closed", list)):
         k = _cromlet(letter, f"closed[{i}]")
         require(not closed[k], f"closed[{i}]", f"{letter} is listed twice")
+        require(game.in_play[k], f"closed[{i}]", f"{letter} is not in play{_in_play(game)}")
         closed[k] = True
     claimed = claimed_by >= 0
     full = np.minimum.reduceat(cover, B.CROMLET_START) >= 0
@@ -178,7 +180,11 @@ def _closed(data: Any, game: Any, cover: np.ndarray, claimed_by: np.ndarray, tea
             f"{letter} is closed without a claim, so the crown on its last circle is of a player "
             f"(team) at the claim limit ({game.claim_limit}); no crown on it is",
         )
-    return closed
+    return closed | ~game.in_play  # the cromlets out of play stay closed
+
+
+def _in_play(game: Any) -> str:
+    return f"; this game plays {', '.join(game.cromlets)}" if game.cromlets else ""
 
 
 def _check_totals(data: Any, key: str, implied: np.ndarray) -> None:
@@ -209,32 +215,34 @@ def _cards(value: Any, field: str) -> list[int]:
     return cards
 
 
-def _check_every_card_once(hands: list[list[int]], deck: list[int], discards: list[list[int]]) -> None:
+def _check_every_card_once(hands: list[list[int]], deck: list[int], discards: list[list[int]], game: Any) -> None:
+    copies = game.copies  # of each card type in the game's deck
     places = [(f"hands[{p}]", h) for p, h in enumerate(hands)] + [("deck", deck)]
     places += [(f"discards[{p}]", d) for p, d in enumerate(discards)]
     seen = np.bincount(
-        np.asarray([card for _, cards in places for card in cards], dtype=np.int64), minlength=len(_COPIES)
+        np.asarray([card for _, cards in places for card in cards], dtype=np.int64), minlength=len(copies)
     )
-    if (seen > _COPIES).any():  # name the place where a card turns up once too often
+    if (seen > copies).any():  # name the place where a card turns up once too often
         seen[:] = 0
         for field, cards in places:
-            seen += np.bincount(np.asarray(cards, dtype=np.int64), minlength=len(_COPIES))
-            extra = np.flatnonzero(seen > _COPIES)
+            seen += np.bincount(np.asarray(cards, dtype=np.int64), minlength=len(copies))
+            extra = np.flatnonzero(seen > copies)
             if extra.size:
                 card = int(extra[0])
-                what = (
-                    f"a wild too many: there are {B.NUM_WILDS}"
-                    if card == B.WILD
-                    else f"{B.card_name(card)} is here again: each circle card exists once"
-                )
+                if card == B.WILD:
+                    what = f"a wild too many: there are {copies[B.WILD]}"
+                elif copies[card] == 0:
+                    what = f"{B.card_name(card)} is not in this game's deck: its cromlet is not in play{_in_play(game)}"
+                else:
+                    what = f"{B.card_name(card)} is here again: each circle card exists once"
                 raise InvalidStateError(field, what)
-    missing = np.flatnonzero(seen < _COPIES)
+    missing = np.flatnonzero(seen < copies)
     if missing.size:
         card = int(missing[0])
         if card == B.WILD:
             raise InvalidStateError(
                 "cards",
-                f"only {seen[card]} of the {B.NUM_WILDS} wilds are in the hands, the deck and the discard piles",
+                f"only {seen[card]} of the {copies[B.WILD]} wilds are in the hands, the deck and the discard piles",
             )
         raise InvalidStateError(
             "cards", f"{B.card_name(card)} is missing: in no hand, not in the deck, on no discard pile"

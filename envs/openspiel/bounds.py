@@ -33,7 +33,7 @@ class Bounds:
 def cromlet(game: CromletGame) -> Bounds:
     """Every action moves at least one card from a hand onto a discard pile, and no card comes back."""
     utility = "zero_sum" if game.num_teams == 2 else "general_sum"  # two teams are always equal in size
-    return Bounds(cromlet_board.NUM_CARDS, cromlet_board.WILD + 1, -1.0, 1.0, utility)
+    return Bounds(len(game.cards), cromlet_board.WILD + 1, -1.0, 1.0, utility)
 
 
 def chromino(game: ChrominoGame) -> Bounds:

@@ -54,7 +54,16 @@ def brute_force_mask(view: dict) -> np.ndarray:
     return np.array([legal(a) for a in range(NUM_ACTIONS)], dtype=np.int8)
 
 
-@pytest.mark.parametrize("config", [{"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3}], ids=str)
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"num_players": 2},
+        {"num_players": 5},
+        {"num_players": 6, "teams": 3},
+        {"num_players": 2, "cromlets": ["A", "D", "Q"], "wilds": 2, "hand_size": 3, "claim_limit": 1},
+    ],
+    ids=str,
+)
 def test_masks_equal_a_brute_force_legality_check(config):
     checked = 0
     for state in random_states(config, 700, seed=11):
