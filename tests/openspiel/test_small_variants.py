@@ -26,7 +26,7 @@ def tiny() -> pyspiel.Game:
 
 
 def test_the_small_variants_are_two_player_zero_sum_games_of_the_documented_size():
-    assert set(SMALL) == {"chromino_small"}
+    assert {"chromino_small", "cromlet_small"} <= set(SMALL)
     game = load("chromino_small")
     assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     sizes = count(game)
@@ -77,4 +77,33 @@ def test_cfr_plus_drives_nash_conv_down():
     game = tiny()
     uniform = nash_conv(game, AgentPolicy(game, "random"))
     _, curve = cfr_plus(game, 20, 10)
+    assert uniform > 0 and curve[-1][1] < 0.05 * uniform
+
+
+def test_cromlet_small_is_the_documented_size():
+    game = load("cromlet_small")
+    assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert count(game) == {
+        "histories": 7845,
+        "decisions": 3272,
+        "chance_nodes": 1061,
+        "terminals": 3512,
+        "longest": 4,
+        "information_states": 592,
+    }
+    assert game.max_game_length() == 5  # the cards in play: each action moves one or more onto a discard pile
+
+
+def test_cromlet_small_plays_as_the_env_plays():
+    from test_differential import play_both
+
+    _, params = SMALL["cromlet_small"]
+    config = {**params, "cromlets": params["cromlets"].split()}
+    assert sum(play_both("cromlet_v0", config, seed) for seed in range(40)) > 40
+
+
+def test_cfr_plus_beats_the_uniform_policy_on_a_tiny_cromlet():
+    game = pyspiel.load_game("tabletop_cromlet_v0", {"cromlets": "A", "wilds": 1, "hand_size": 1})  # 497 histories
+    uniform = nash_conv(game, AgentPolicy(game, "random"))
+    _, curve = cfr_plus(game, 20, 20)
     assert uniform > 0 and curve[-1][1] < 0.05 * uniform
