@@ -279,9 +279,10 @@ def _legal_choice(
         head = policy.action_net
         scores = ((latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]).double().numpy()
     counts = np.bincount(row.numpy(), minlength=len(rows))  # every row has two legal actions or more
-    noise = [rngs[r].gumbel(size=c) for r, c in zip(rows, counts) if rngs[r] is not None]
+    drawing = [rngs[r] for r in rows]
+    noise = [rng.gumbel(size=c) for rng, c in zip(drawing, counts) if rng is not None]
     if noise:
-        scores[np.repeat([rngs[r] is not None for r in rows], counts)] += np.concatenate(noise)
+        scores[np.repeat([rng is not None for rng in drawing], counts)] += np.concatenate(noise)
     starts = np.cumsum(counts) - counts
     best = np.repeat(np.maximum.reduceat(scores, starts), counts)
     first = np.minimum.reduceat(np.where(scores == best, np.arange(len(scores)), len(scores)), starts)  # a tie: first
