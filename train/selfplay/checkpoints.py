@@ -33,7 +33,7 @@ import torch
 
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.agents.networks.saved import SavedPolicy, load_plain, policy_from, write_policy
-from tabletop.train.selfplay import resume
+from tabletop.train.selfplay.resume import STATE_FILE, check_state
 
 CHECKPOINTS = "checkpoints"
 MODEL_FILE = "model.zip"
@@ -97,7 +97,7 @@ class Checkpoint:
     snapshots: list[tuple[str, dict]]
     params: dict[str, dict] = field(default_factory=dict)  # SB3's `policy` and `policy.optimizer` state dicts
     updates: int = 0  # SB3's `_n_updates`
-    resume: dict | None = None  # resume.py's games and generators (None: a checkpoint saved before them)
+    resume: dict | None = None  # resume.py's games and generators (None: a checkpoint without them)
 
     @property
     def model(self) -> Path:
@@ -149,8 +149,8 @@ def write_checkpoint(
     torch.save({"step": step, "snapshots": snapshots}, temp / POOL_FILE)
     written = [temp / MODEL_FILE, temp / POOL_FILE]
     if games is not None:
-        torch.save(games, temp / resume.STATE_FILE)
-        written.append(temp / resume.STATE_FILE)
+        torch.save(games, temp / STATE_FILE)
+        written.append(temp / STATE_FILE)
     if policy is not None:
         written.append(write_policy(temp / POLICY_FILE, policy))
     for path in (*written, temp):
@@ -210,9 +210,9 @@ def read_checkpoint(folder: Path, shapes: Shapes | None = None) -> Checkpoint:
         if shapes is not None:
             shapes.check(policy.weights, POLICY_FILE)
     games = None
-    if (folder / resume.STATE_FILE).is_file():  # checkpoints saved before exact resume have none
-        games = load_plain(folder / resume.STATE_FILE, resume.STATE_FILE)
-        resume.check(games, step, shapes.check if shapes is not None else lambda weights, where: None)
+    if (folder / STATE_FILE).is_file():  # checkpoints saved before exact resume have none
+        games = load_plain(folder / STATE_FILE, STATE_FILE)
+        check_state(games, step, shapes.check if shapes is not None else lambda weights, where: None)
     updates = data.get("_n_updates")
     return Checkpoint(
         folder, step, [tuple(s) for s in saved["snapshots"]], params, updates if isinstance(updates, int) else 0, games

@@ -101,7 +101,7 @@ def restore(model, vec_env, saved: dict[str, Any]) -> None:
     set_generators(saved["generators"])
 
 
-def check(saved: Any, step: int, check_weights) -> None:
+def check_state(saved: Any, step: int, check_weights) -> None:
     """A ValueError naming what makes `resume.pt` unusable: not the step's, a game or generator missing, a
     retired snapshot's weights not the network's (`check_weights(weights, where)`)."""
     if not isinstance(saved, dict) or saved.get("step") != step:

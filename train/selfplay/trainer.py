@@ -293,17 +293,18 @@ class Run:
         self.retired = dict(self.boundary.retired)
         return self.boundary
 
-    def restore_games(self, model: MaskablePPO, checkpoint) -> bool:
-        """Continue the checkpoint's games with its generators (after `restore_pool`); False, with a line that
-        says why, when it holds none that fit."""
+    def restore_games(self, model: MaskablePPO, checkpoint) -> None:
+        """Continue the checkpoint's games with its generators (after `restore_pool`); where it holds none that
+        fit, a line says why, and learning deals new games."""
         saved = checkpoint.resume
+        if saved is None and checkpoint.step == 0:  # saved before any game began
+            return
         why = "it was saved without them" if saved is None else mismatch(saved, self.vec_env)
         if why is not None:
             print(f"resume: new games are dealt, not those of {checkpoint.folder}: {why}", file=sys.stderr)
-            return False
+            return
         self.retired = dict(saved["retired"])
         restore(model, self.vec_env, saved)
-        return True
 
     # --- evaluation and checkpoints --------------------------------------------------------------
     def evaluate(self, model: MaskablePPO, step: int, games: int, progress: str | None = None) -> list[Matchup]:
@@ -325,7 +326,8 @@ class Run:
         resumed run ends at the step an uninterrupted one does."""
         step = getattr(model, "trained_steps", model.num_timesteps)
         boundary = self.boundary if self.boundary is not None and self.boundary.step == step else None
-        if boundary is None and model.num_timesteps == step:  # between rollouts: here is the boundary
+        dealt = model._last_obs is not None  # else no game has begun: nothing to continue
+        if boundary is None and model.num_timesteps == step and dealt:  # between rollouts: here is the boundary
             boundary = self.mark_boundary(model)
         snapshots = boundary.snapshots if boundary is not None else self.snapshots
         games = boundary.to_file() if boundary is not None else None
@@ -424,9 +426,9 @@ def train(
             model = new_model(config, run.vec_env)  # then the checkpoint's tensors: nothing is unpickled
             model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
             model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.updates
+            model.set_random_seed(config.seed + start_step)  # new games' seeds, where the checkpoint holds none
             run.restore_pool(checkpoint.snapshots)
-            if not run.restore_games(model, checkpoint):
-                model.set_random_seed(config.seed + start_step)
+            run.restore_games(model, checkpoint)
         model.set_logger(make_logger(run_dir / "logs", start_step))
         run.eval_log = EvalLog(run_dir / "eval.csv", start_step)
         if warm_rows:

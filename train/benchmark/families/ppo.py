@@ -138,6 +138,7 @@ class PPOLearner:
             self.model.num_timesteps, self.model._n_updates = checkpoint.step, checkpoint.updates
             self.model.set_random_seed(config.seed + start)
             self.run.restore_pool(checkpoint.snapshots)
+            self.run.restore_games(self.model, checkpoint)  # the games in progress and the generators, where saved
         self.model.set_logger(Logger(folder=None, output_formats=[]))
         self.callback = SelfPlayCallback(self.run, progress=False)
 
