@@ -50,6 +50,7 @@ BAD_CONFIGS = {  # file name -> (its text, the command's words for it)
         "env_id: cromlet_v0\ntotal_steps: 1000\nnetwork: {kind: board}\n",
         "network.kind 'board' does not read cromlet_v0's observation",
     ),
+    "family.yaml": ("family: dqn\nenv_id: cromlet_v0\ntotal_steps: 1000\nsave_evry: 10\n", "unknown key 'save_evry'"),
     "suite.yaml": (
         "tasks:\n  t: {env_id: cromlet_v0, budget: 1000, eval_every: 1000, panel: [random], eval_games: 0}\n"
         "algorithms: {ppo: {}}\n",
@@ -64,6 +65,7 @@ BAD_CONFIGS = {  # file name -> (its text, the command's words for it)
         (["train", "{dir}/key.yaml"], "key.yaml"),
         (["train", "{dir}/value.yaml"], "value.yaml"),
         (["train", "{dir}/network.yaml"], "network.yaml"),
+        (["train", "{dir}/family.yaml"], "family.yaml"),
         (["speed", "--train", "{dir}/key.yaml"], "key.yaml"),
         (["benchmark", "{dir}/suite.yaml", "--out", "{dir}/out"], "suite.yaml"),
         (["exploit", "cromlet_v0", "random", "--override", '{{"ppo": {{"bogus_key": 3}}}}'], None),

@@ -33,7 +33,7 @@ from tabletop import envs
 from tabletop.agents import agent_names
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.families import FAMILIES, load_family
-from tabletop.train.benchmark.families.base import Family, Task
+from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.suite import SuiteError, parse_task
 from tabletop.train.selfplay.config import BACKENDS, ConfigError, TrainConfig, integer, parse_config
 
@@ -41,6 +41,7 @@ CONFIG_FILE, FINAL = "config.yaml", "final"
 RUN_KEYS = ("family", "seed", "total_steps", "save_every")
 TASK_KEYS = ("env_id", "env_kwargs", "learner_seats", "opponents", "panel", "eval_games")
 LEGACY_FAMILY = {"sb3": "ppo"}  # backend: rllib means rllib_<rllib.algorithm>
+BACKEND_FAMILIES = ("ppo", "rllib_ppo", "rllib_appo")  # those with a `backend`: known before any family module loads
 
 
 @dataclass(frozen=True)
@@ -90,22 +91,22 @@ def parse_training(data: Any, source: str = "config") -> TrainConfig | FamilyCon
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the document must be a mapping, got {type(data).__name__}")
     name = family_of(data, source)
-    family = load_family(name) if name in FAMILIES else None
-    backend = getattr(family, "backend", None)
-    if family is None or backend is not None:  # a backend's own config (an unknown backend: its error)
-        body = {k: v for k, v in data.items() if k != "family"}
-        if family is not None:
-            body["backend"] = backend
-            if backend == "rllib":
-                rllib = body.setdefault("rllib", {})
-                if isinstance(rllib, dict) and rllib.setdefault("algorithm", family.algorithm) != family.algorithm:
-                    raise ConfigError(f"{source}: family: {name} trains rllib.algorithm {family.algorithm}")
-        return parse_config(body, source)
-    return _family_config(family, data, source)
+    if name in FAMILIES and name not in BACKEND_FAMILIES:
+        return _family_config(name, data, source)
+    body = {k: v for k, v in data.items() if k != "family"}  # a backend's own config (an unknown backend: its error)
+    if name in FAMILIES:
+        family = load_family(name)
+        body["backend"] = family.backend
+        if family.backend == "rllib":
+            rllib = body.setdefault("rllib", {})
+            if isinstance(rllib, dict) and rllib.setdefault("algorithm", family.algorithm) != family.algorithm:
+                raise ConfigError(f"{source}: family: {name} trains rllib.algorithm {family.algorithm}")
+    return parse_config(body, source)
 
 
-def _family_config(family: Family, data: dict[str, Any], source: str) -> FamilyConfig:
-    name = family.name
+def _family_config(name: str, data: dict[str, Any], source: str) -> FamilyConfig:
+    """A config of a family without a backend: the run's and the task's keys are checked before the family's
+    module loads (torch, seconds), then its hyperparameters."""
     unknown = [k for k in data if k not in (*RUN_KEYS, *TASK_KEYS, name)]
     if unknown:
         allowed = ", ".join((*RUN_KEYS, *TASK_KEYS, name))
@@ -126,6 +127,7 @@ def _family_config(family: Family, data: dict[str, Any], source: str) -> FamilyC
         )
     except SuiteError as err:
         raise ConfigError(str(err)) from None
+    family = load_family(name)
     given = data.get(name) or {}
     if not isinstance(given, dict):
         raise ConfigError(f"{source}: {name} must be a mapping of hyperparameters, got {given!r}")
@@ -145,7 +147,7 @@ def _count(data: dict[str, Any], key: str, source: str, default: int | None, low
     if value is None:
         raise ConfigError(f"{source}: missing required key {key!r}")
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{source}: {key}={value!r}; allowed: {integer(low)['allowed']}")
+        raise ConfigError(f"{source}: {key}={value!r} is not allowed; allowed: {integer(low)['allowed']}")
     return value
 
 

@@ -12,8 +12,13 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from tabletop.train.benchmark.families import FAMILIES  # noqa: E402
-from tabletop.train.benchmark.training import FamilyConfig, load_training, parse_training  # noqa: E402
+from tabletop.train.benchmark.families import FAMILIES, available_families, load_family  # noqa: E402
+from tabletop.train.benchmark.training import (  # noqa: E402
+    BACKEND_FAMILIES,
+    FamilyConfig,
+    load_training,
+    parse_training,
+)
 from tabletop.train.cli import main  # noqa: E402
 from tabletop.train.selfplay.config import ConfigError, load_config  # noqa: E402
 
@@ -92,3 +97,8 @@ def test_tabletop_train_trains_a_protocol_family_into_a_run_folder_whose_policy_
     # a finished run resumes to a longer budget from its save
     assert main(["train", str(config), "--resume", str(run), "--steps", "384", "--quiet"]) == 0
     assert json.loads((run / "final/eval.json").read_text())["steps"] >= 384
+
+
+def test_the_families_with_a_backend_are_known_before_their_modules_load():
+    for name in available_families():
+        assert (name in BACKEND_FAMILIES) == (getattr(load_family(name), "backend", None) is not None), name
