@@ -209,9 +209,11 @@ class SelfPlayPPO(MaskablePPO):
 
 @contextmanager
 def ctrl_c_after():
-    """Hold Ctrl-C (SIGINT) until the block ends, then raise it; off the main thread, where Python takes no
-    signals, a plain block."""
-    if threading.current_thread() is not threading.main_thread():
+    """Hold Ctrl-C (SIGINT) until the block ends, then raise it. A plain block off the main thread (where Python
+    takes no signals) and where SIGINT is not Python's KeyboardInterrupt (ignored, as in a background job)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
         yield
         return
     held = []
