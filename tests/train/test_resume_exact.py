@@ -56,8 +56,13 @@ def _ctrl_c_in_the_update_at_256(real):
 
 @pytest.mark.parametrize(
     "kind, where, saved_at",
-    [("batched", "rollout", 256), ("dummy", "rollout", 256), ("batched", "update", 256)],
-    ids=["batched-mid-rollout", "dummy-mid-rollout", "batched-mid-update"],
+    [
+        ("batched", "rollout", 256),
+        ("dummy", "rollout", 256),
+        pytest.param("subproc", "rollout", 256, marks=pytest.mark.slow),
+        ("batched", "update", 256),
+    ],
+    ids=["batched-mid-rollout", "dummy-mid-rollout", "subproc-mid-rollout", "batched-mid-update"],
 )
 def test_an_interrupted_and_resumed_run_ends_with_the_uninterrupted_weights(
     kind, where, saved_at, tmp_path, monkeypatch
