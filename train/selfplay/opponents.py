@@ -140,6 +140,7 @@ class OpponentPool:
             "seed": self._seed,
             "results": {name: list(self.results[name]) for name in players if name in self.results},
             "rngs": {name: agent.rng.bit_generator.state for name, agent in players.items() if _seeded(agent)},
+            "dense": [name for name, agent in players.items() if dense_rows(getattr(agent, "policy", None))],
         }
 
     def load_state_dict(self, state: dict, seated: set[str], retired: dict) -> dict[str, Agent]:
@@ -152,8 +153,16 @@ class OpponentPool:
             members[name] = PolicyAgent(retired[name], name=name, seed=0, sample=True)
         for name, rng in state["rngs"].items():
             members[name].rng.bit_generator.state = rng
+        for name in state["dense"]:
+            members[name].policy.store_dense()
         return {name: members[name] for name in seated}
 
 
 def _seeded(agent: Agent) -> bool:
     return isinstance(getattr(agent, "rng", None), np.random.Generator)
+
+
+def dense_rows(policy) -> bool:
+    """Whether an MLP policy has gone over to dense rows for good (`MlpPolicy.dense_rows`): a resumed copy must too,
+    or it would take the other path, with other rounding and other draws."""
+    return bool(getattr(policy, "dense_rows", False))

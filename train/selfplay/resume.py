@@ -7,7 +7,8 @@ games have just begun. At the start of every rollout the trainer notes all of it
 - each game: its generator, the table's seed and the moves since the deal (replayed on resume), the learner's
   seat and its opponents by name, the shaping's potential, its pool's pfsp record and every player's generator;
 - torch's, numpy's and Python's global generators (the learner's actions, the update's minibatches);
-- SB3's episode starts; the snapshot pool, and each snapshot that has left it but still sits at a game.
+- SB3's episode starts; the snapshot pool, and each snapshot that has left it but still sits at a game;
+- which MLP policies have gone over to dense rows for good (their path, their rounding and draws follow it).
 
 A checkpoint is written at such a boundary (`resume.pt` beside the weights, checkpoints.py), and a rollout cut
 short by Ctrl-C is collected again from it by the same generators. With the in-turn learner a resumed run ends
@@ -25,6 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from tabletop.train.selfplay.opponents import dense_rows
+
 STATE_FILE = "resume.pt"
 SEAT_KEYS = ("rng", "episode", "seat", "table_seed", "moves", "potential", "opponents")  # SeatGame.state_dict
 
@@ -37,6 +40,7 @@ class Boundary:
     games: list[dict[str, Any]]  # SeatGame.state_dict of every game, in the vector env's order
     generators: dict[str, Any]
     episode_starts: list[bool]
+    dense: bool  # the learner has gone over to dense rows (opponents.dense_rows)
     snapshots: list[tuple[str, dict]]  # the pool
     retired: dict[str, dict]  # snapshots out of the pool that a game in progress still seats: their weights
 
@@ -49,6 +53,7 @@ class Boundary:
             games=games,
             generators=generators(),
             episode_starts=[bool(s) for s in model._last_episode_starts],
+            dense=dense_rows(model.policy),
             snapshots=list(snapshots),
             retired={name: weights for name, weights in retired.items() if name in seated},
         )
@@ -60,6 +65,7 @@ class Boundary:
             "games": self.games,
             "generators": self.generators,
             "episode_starts": self.episode_starts,
+            "dense": self.dense,
             "retired": self.retired,
         }
 
@@ -98,6 +104,8 @@ def restore(model, vec_env, saved: dict[str, Any]) -> None:
         observations.append(vec_env.env_method("load_game_state", game, retired, indices=[i])[0])
     model._last_obs = np.stack(observations).astype(np.float32)
     model._last_episode_starts = np.array(saved["episode_starts"], dtype=bool)
+    if saved["dense"]:
+        model.policy.store_dense()
     set_generators(saved["generators"])
 
 
@@ -109,6 +117,10 @@ def check_state(saved: Any, step: int, check_weights) -> None:
     games, starts, found = saved.get("games"), saved.get("episode_starts"), saved.get("generators")
     if not isinstance(games, list) or not all(isinstance(g, dict) and all(k in g for k in SEAT_KEYS) for g in games):
         raise ValueError(f"{STATE_FILE} does not hold a list of games in progress")
+    if not isinstance(saved.get("dense"), bool) or not all(
+        isinstance(g.get("pool", {}).get("dense", []), list) for g in games
+    ):
+        raise ValueError(f"{STATE_FILE} does not say which policies read dense rows")
     if not isinstance(starts, list) or len(starts) != len(games):
         raise ValueError(f"{STATE_FILE} does not hold one episode start per game")
     if not isinstance(found, dict) or not all(k in found for k in ("torch", "numpy", "python")):
