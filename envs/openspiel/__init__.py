@@ -30,6 +30,18 @@ GAMES: list[str] = []
 SMALL: dict[str, tuple[str, dict[str, Any]]] = {
     "chromino_small": ("tabletop_chromino_v1", {"num_players": 2, "box": "7 30 52 66", "hand_size": 2, "grid_size": 5}),
     "cromlet_small": ("tabletop_cromlet_v0", {"num_players": 2, "cromlets": "E", "wilds": 1, "hand_size": 2}),
+    "kings_cribbage_small": (
+        "tabletop_kings_cribbage_v0",
+        {
+            "num_players": 2,
+            "board_size": 3,
+            "rack_size": 2,
+            "box": "4 4 9 9 9",
+            "stall_rounds": 1,
+            "action_mode": "moves",
+            "max_moves": 26,
+        },
+    ),
 }
 """Each small variant's name -> (OpenSpiel game name, parameters): 2-player configurations whose whole tree
 OpenSpiel's exact tools walk (docs/openspiel.md gives their sizes)."""

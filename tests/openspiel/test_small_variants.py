@@ -26,7 +26,7 @@ def tiny() -> pyspiel.Game:
 
 
 def test_the_small_variants_are_two_player_zero_sum_games_of_the_documented_size():
-    assert {"chromino_small", "cromlet_small"} <= set(SMALL)
+    assert {"chromino_small", "cromlet_small", "kings_cribbage_small"} <= set(SMALL)
     game = load("chromino_small")
     assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     sizes = count(game)
@@ -107,3 +107,53 @@ def test_cfr_plus_beats_the_uniform_policy_on_a_tiny_cromlet():
     uniform = nash_conv(game, AgentPolicy(game, "random"))
     _, curve = cfr_plus(game, 20, 20)
     assert uniform > 0 and curve[-1][1] < 0.05 * uniform
+
+
+def test_kings_cribbage_small_is_the_documented_size_and_offers_every_legal_move():
+    """Moves mode is the rules' game here only if the offer never cuts a move: every decision offers them all
+    (`max_moves=26` is the most any position has)."""
+    game = load("kings_cribbage_small")
+    assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert count(game) == {
+        "histories": 15996,
+        "decisions": 2692,
+        "chance_nodes": 408,
+        "terminals": 12896,
+        "longest": 3,
+        "information_states": 1054,
+    }
+    stack, decisions = [game.new_initial_state()], 0
+    while stack:
+        state = stack.pop()
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+        elif not state.is_terminal():
+            assert len(state.rules.offered) == len(state.rules.moves) <= state.rules.game.max_moves
+            decisions += 1
+            stack.extend(state.child(a) for a in state.legal_actions())
+    assert decisions == 2692
+
+
+def test_kings_cribbage_small_plays_as_the_env_plays():
+    from test_differential import play_both
+
+    _, params = SMALL["kings_cribbage_small"]
+    config = {**params, "box": [int(k) for k in params["box"].split()]}
+    assert sum(play_both("kings_cribbage_v0", config, seed) for seed in range(40)) > 40
+
+
+def test_kings_cribbage_heuristics_and_a_search_player_are_unexploitable_on_its_small_variant():
+    """As documented: scoring the most each turn is a Nash equilibrium of kings_cribbage_small. The search player
+    redraws hidden tiles from states that OpenSpiel deals (no generator of their own)."""
+    game = load("kings_cribbage_small")
+    assert nash_conv(game, AgentPolicy(game, "random")) == pytest.approx(1.1519, abs=1e-4)
+    for spec in ("greedy", "search:sims=8"):
+        assert nash_conv(game, AgentPolicy(game, spec)) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_cfr_plus_passes_5_percent_of_uniform_on_kings_cribbage_small_within_10_iterations():
+    game = load("kings_cribbage_small")
+    uniform = nash_conv(game, AgentPolicy(game, "random"))
+    _, curve = cfr_plus(game, 10, 10)
+    assert curve == [(10, pytest.approx(0.04147, abs=1e-4))] and curve[-1][1] < 0.05 * uniform
