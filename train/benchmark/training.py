@@ -96,8 +96,8 @@ def parse_training(data: Any, source: str = "config") -> TrainConfig | FamilyCon
     body = {k: v for k, v in data.items() if k != "family"}  # a backend's own config (an unknown backend: its error)
     if name in FAMILIES:
         family = load_family(name)
-        body["backend"] = family.backend
-        if family.backend == "rllib":
+        body["backend"] = backend = getattr(family, "backend", None)
+        if backend == "rllib":
             rllib = body.setdefault("rllib", {})
             if isinstance(rllib, dict) and rllib.setdefault("algorithm", family.algorithm) != family.algorithm:
                 raise ConfigError(f"{source}: family: {name} trains rllib.algorithm {family.algorithm}")

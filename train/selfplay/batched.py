@@ -179,8 +179,8 @@ class BatchedSelfPlayEnv(VecEnv):
         """Continue a saved game in slot `i`; its observation for the learner. A retired snapshot is frozen once
         for every game that seats it, as the pool's snapshots are (one batched forward pass each)."""
         game = self.games[i]
-        for name, weights in retired.items():
-            if name not in self._retired:
+        for name, weights in retired.items():  # only a game with a pool seats snapshots
+            if name not in self._retired and game.pool is not None:
                 self._retired[name] = game.pool.freeze(weights)
         game.load_state_dict(state, {name: self._retired[name] for name in retired})
         game.live = True  # saved between steps, where every game waits for a learner decision

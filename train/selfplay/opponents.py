@@ -14,6 +14,7 @@ Opponents the learner already beats fade out; those that still beat it are met m
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from typing import Any
 
 import numpy as np
 import torch
@@ -135,7 +136,7 @@ class OpponentPool:
         """The learner's recent scores against the members, the generators of the members and of `seated` (the
         players of the game in progress, a snapshot that has left the pool among them) and the seed of the
         snapshots to come, as plain data."""
-        players = {**self.members(), **seated}
+        players: dict[str, Any] = {**self.members(), **seated}  # a player's `rng` and `policy`: where it has them
         return {
             "seed": self._seed,
             "results": {name: list(self.results[name]) for name in players if name in self.results},
@@ -148,7 +149,7 @@ class OpponentPool:
         of seated snapshots no longer in the pool, each given its own sampler)."""
         self.results = {name: deque(scores, maxlen=PFSP_WINDOW) for name, scores in state["results"].items()}
         self._seed = state["seed"]
-        members = self.members()
+        members: dict[str, Any] = self.members()
         for name in seated - set(members):
             members[name] = PolicyAgent(retired[name], name=name, seed=0, sample=True)
         for name, rng in state["rngs"].items():

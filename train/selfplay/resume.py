@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -72,7 +72,7 @@ class Boundary:
 
 def generators() -> dict[str, Any]:
     """torch's, numpy's and Python's global generators, as plain data."""
-    kind, keys, pos, has_gauss, gauss = np.random.get_state()
+    kind, keys, pos, has_gauss, gauss = cast(tuple, np.random.get_state())
     return {
         "torch": torch.get_rng_state(),
         "numpy": {"kind": kind, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "gauss": gauss},
