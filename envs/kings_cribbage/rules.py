@@ -5,6 +5,7 @@ The action layouts, one per `action_mode`, are in `actions`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -520,7 +521,7 @@ class KingsCribbageState(BaseState):
     def to_json(self) -> dict[str, Any]:
         return self.position_json(self.chance.rng.bit_generator.state)
 
-    def position_json(self, generator: dict[str, Any] | None) -> dict[str, Any]:
+    def position_json(self, generator: Mapping[str, Any] | None) -> dict[str, Any]:
         """`to_json` with `generator` standing for the generator's state: resampling draws a new one, and a state
         that OpenSpiel deals (its chance explicit) has none."""
         return {
