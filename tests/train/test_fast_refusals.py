@@ -56,6 +56,15 @@ BAD_CONFIGS = {  # file name -> (its text, the command's words for it)
         "algorithms: {ppo: {}}\n",
         "eval_games=0 is not allowed",
     ),
+    "hyperparameter.yaml": (
+        "family: nfsp\nenv_id: cromlet_v0\ntotal_steps: 1000\nnfsp: {bogus: 1}\n",
+        "unknown key nfsp.bogus",
+    ),
+    "suite_hyperparameter.yaml": (
+        "tasks:\n  t: {env_id: cromlet_v0, budget: 1000, eval_every: 1000, panel: [random, greedy]}\n"
+        "algorithms: {psro: {br_stepz: 10}}\n",
+        "unknown key algorithms.psro.br_stepz",
+    ),
 }
 
 
@@ -66,6 +75,8 @@ BAD_CONFIGS = {  # file name -> (its text, the command's words for it)
         (["train", "{dir}/value.yaml"], "value.yaml"),
         (["train", "{dir}/network.yaml"], "network.yaml"),
         (["train", "{dir}/family.yaml"], "family.yaml"),
+        (["train", "{dir}/hyperparameter.yaml"], "hyperparameter.yaml"),
+        (["benchmark", "{dir}/suite_hyperparameter.yaml", "--out", "{dir}/out"], "suite_hyperparameter.yaml"),
         (["speed", "--train", "{dir}/key.yaml"], "key.yaml"),
         (["benchmark", "{dir}/suite.yaml", "--out", "{dir}/out"], "suite.yaml"),
         (["exploit", "cromlet_v0", "random", "--override", '{{"ppo": {{"bogus_key": 3}}}}'], None),

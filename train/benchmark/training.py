@@ -34,6 +34,7 @@ from tabletop.agents import agent_names
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.families import FAMILIES, load_family
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.families.hyperparameters import defaults
 from tabletop.train.benchmark.suite import SuiteError, parse_task
 from tabletop.train.selfplay.config import BACKENDS, ConfigError, TrainConfig, integer, parse_config
 
@@ -127,15 +128,15 @@ def _family_config(name: str, data: dict[str, Any], source: str) -> FamilyConfig
         )
     except SuiteError as err:
         raise ConfigError(str(err)) from None
-    family = load_family(name)
     given = data.get(name) or {}
     if not isinstance(given, dict):
         raise ConfigError(f"{source}: {name} must be a mapping of hyperparameters, got {given!r}")
-    wrong = [k for k in given if k not in family.defaults]
+    params = defaults(name)
+    wrong = [k for k in given if k not in params]
     if wrong:
-        raise ConfigError(f"{source}: unknown key {name}.{wrong[0]}; allowed: {', '.join(family.defaults)}")
-    params = {**copy.deepcopy(family.defaults), **copy.deepcopy(given)}
-    reason = family.unsupported(task)
+        raise ConfigError(f"{source}: unknown key {name}.{wrong[0]}; allowed: {', '.join(params)}")
+    params.update(copy.deepcopy(given))
+    reason = load_family(name).unsupported(task)
     if reason is not None:
         raise ConfigError(f"{source}: {reason}")
     written = {**data, "family": name, "seed": seed, "save_every": save_every, name: params}

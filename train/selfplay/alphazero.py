@@ -40,23 +40,6 @@ from tabletop.train.selfplay.config import HEURISTICS, SELF
 from tabletop.train.selfplay.imitation import collect
 
 NETWORK_KEYS = ("network", "hidden", "activation", "width", "blocks")
-DEFAULTS: dict[str, Any] = {
-    "network": "mlp",  # a network kind the game offers (mlp, circles, board, moves, roles)
-    "hidden": [256, 256],
-    "activation": "relu",
-    "width": 32,
-    "blocks": 1,
-    "search": "sims=16,candidates=8,gumbel=1",  # the guided search's keys (search:policy=...,KEY=VALUE), policy aside
-    "games": 16,  # games per iteration
-    "replay": 2,  # iterations of games the network fits
-    "epochs": 4,  # passes over the replay per iteration
-    "batch_size": 128,
-    "learning_rate": 3e-4,  # Adam
-    "value_coef": 1.0,
-    "warm_teacher": "",  # an agent spec to clone first (e.g. pretrained); empty: start from untrained weights
-    "warm_games": 200,
-    "warm_epochs": 4,
-}
 GAME_SEEDS = 3_000_000  # training games' env seeds: GAME_SEEDS + (run seed * 100,003 + game number) mod 1,000,000
 WARM_SEEDS = 4_000_000  # the warm start's games, likewise
 PROGRESS_FILE = "progress.csv"

@@ -9,8 +9,9 @@ from typing import Any
 
 from tabletop.agents.search import parse_search
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.families.hyperparameters import ALPHAZERO as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import check_params, export_policy, read_state, write_state
-from tabletop.train.selfplay.alphazero import DEFAULTS, AlphaZeroLearner
+from tabletop.train.selfplay.alphazero import AlphaZeroLearner
 
 SAVE = "learner.pt"
 

@@ -20,6 +20,7 @@ import torch
 
 from tabletop.agents import Agent
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.families.hyperparameters import DQN as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
     DecisionReplay,
     DoubleDQN,
@@ -36,28 +37,6 @@ from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
 from tabletop.train.selfplay.config import SELF
 
 SAVE = "learner.pt"
-
-DEFAULTS: dict[str, Any] = {
-    "num_envs": 16,  # games played at once through the vector interface
-    "network": "mlp",  # a network kind the game offers (mlp, circles, board, moves, roles); the Q-head is its actor head
-    "hidden": [256, 256],  # MLP widths (the mlp kind's layers, a structured kind's critic)
-    "activation": "relu",
-    "width": 32,  # a structured kind's channels
-    "blocks": 1,  # a structured kind's blocks
-    "learning_rate": 1e-4,  # Adam
-    "gamma": 0.99,  # discount per learner decision
-    "buffer_size": 20_000,  # learner decisions kept in the replay
-    "batch_size": 128,
-    "learning_starts": 1_000,  # learner steps before the first update
-    "train_every": 8,  # learner steps per gradient step
-    "target_update": 2_000,  # learner steps between copies of the Q-network into the target
-    "max_grad_norm": 10.0,
-    "epsilon_start": 1.0,
-    "epsilon_end": 0.05,
-    "exploration_fraction": 0.3,  # share of the task's budget over which epsilon falls linearly
-    "snapshot_every": 10_000,  # learner steps between "self" snapshots (tasks whose opponents include self)
-    "max_snapshots": 5,
-}
 
 
 class DQNLearner:

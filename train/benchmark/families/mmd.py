@@ -12,12 +12,8 @@ snapshots; the evaluation plays its greedy policy.
 
 from __future__ import annotations
 
-from typing import Any
-
-from tabletop.train.benchmark.families.policy_gradient import DEFAULTS as PG_DEFAULTS
+from tabletop.train.benchmark.families.hyperparameters import MMD as DEFAULTS
 from tabletop.train.benchmark.families.policy_gradient import PolicyGradientFamily, PolicyGradientLearner
-
-DEFAULTS: dict[str, Any] = {**PG_DEFAULTS, "ent_coef": 0.05, "kl_coef": 0.05}
 
 
 class MMDLearner(PolicyGradientLearner):

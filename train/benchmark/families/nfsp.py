@@ -27,21 +27,10 @@ from tabletop.agents import Agent
 from tabletop.agents.networks.common import masked
 from tabletop.train.benchmark.families import dqn
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.families.hyperparameters import NFSP as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import build_network, policy_player
 from tabletop.train.benchmark.vector import TaskVectorEnv
 from tabletop.train.selfplay.config import SELF
-
-DEFAULTS: dict[str, Any] = {
-    **dqn.DEFAULTS,
-    "anticipatory": 0.1,  # eta: the chance a deal's learner seat plays the best response
-    "epsilon_start": 0.06,  # OpenSpiel's NFSP exploration of the best response
-    "epsilon_end": 0.001,
-    "exploration_fraction": 1.0,
-    "sl_learning_rate": 1e-4,  # Adam, the average policy's supervised step
-    "reservoir_size": 20_000,  # best-response decisions kept by reservoir sampling
-    "refresh_every": 2_000,  # learner steps between refreshes of the opponents' average-policy copy
-}
-del DEFAULTS["snapshot_every"], DEFAULTS["max_snapshots"]  # the opponents are the one refreshed copy
 
 
 class Reservoir:

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from tabletop.agents import Agent
 from tabletop.agents.networks.common import masked
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.families.hyperparameters import POLICY_GRADIENT as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
     build_network,
     check_params,
@@ -41,28 +42,6 @@ from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
 from tabletop.train.selfplay.config import SELF
 
 SAVE = "learner.pt"
-
-DEFAULTS: dict[str, Any] = {
-    "num_envs": 16,  # games played at once through the vector interface
-    "n_steps": 128,  # decisions per game per rollout
-    "n_epochs": 4,
-    "num_minibatches": 4,
-    "learning_rate": 2.5e-4,  # Adam
-    "gamma": 0.99,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "kl_coef": 0.0,  # the reverse KL to the rollout's policy (mmd's proximal term)
-    "vf_coef": 0.5,
-    "max_grad_norm": 0.5,
-    "network": "mlp",  # a network kind the game offers; its actor head gives the logits, its critic the value
-    "hidden": [256, 256],
-    "activation": "tanh",
-    "width": 32,
-    "blocks": 1,
-    "snapshot_every": 20_000,  # learner steps between "self" snapshots (tasks whose opponents include self)
-    "max_snapshots": 10,
-}
 
 
 def value_of(network, obs: torch.Tensor) -> torch.Tensor:

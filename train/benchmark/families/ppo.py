@@ -15,38 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
+from tabletop.train.benchmark.families.hyperparameters import PPO as DEFAULTS
 
 UNSCHEDULED = 2**62  # the trainer's own evaluations and checkpoints: never (the benchmark runner owns them)
-
-PPO_DEFAULTS: dict[str, Any] = {  # the PPO hyperparameters both PPO families read (SB3's names)
-    "learning_rate": 3e-4,
-    "batch_size": 512,
-    "n_epochs": 4,
-    "gamma": 0.995,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "vf_coef": 0.5,
-    "max_grad_norm": 0.5,
-}
-
-DEFAULTS: dict[str, Any] = {
-    **PPO_DEFAULTS,
-    "target_kl": None,
-    # rollouts: games stepped together (batched, opponents' moves batched) x steps per game
-    "num_envs": 16,
-    "n_steps": 256,
-    # network: (agents/networks; structured kinds where the game offers them)
-    "network": "mlp",
-    "hidden": [256, 256],
-    "activation": "tanh",
-    "width": 32,
-    "blocks": 1,
-    # opponents: snapshots of the learner
-    "snapshot_every": 20_000,
-    "max_snapshots": 10,
-    "sampling": "uniform",
-}
 
 
 def train_config(task: Task, params: dict[str, Any], seed: int):

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
-from tabletop.train.benchmark.families.policy_gradient import DEFAULTS as PG_DEFAULTS
+from tabletop.train.benchmark.families.hyperparameters import PSRO as DEFAULTS
 from tabletop.train.benchmark.families.policy_gradient import PolicyGradientFamily, PolicyGradientLearner
 from tabletop.train.benchmark.families.qlearning import build_network, policy_player
 from tabletop.train.benchmark.scoring import paired_deals
@@ -33,15 +33,6 @@ from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
 from tabletop.train.selfplay.config import SELF
 
 META_SOLVERS = ("nash", "uniform")
-DEFAULTS: dict[str, Any] = {
-    **PG_DEFAULTS,
-    "br_steps": 20_000,  # learner steps of each best response
-    "meta_deals": 20,  # paired deals between the new member and each member
-    "meta_solver": "nash",
-    "solver_iterations": 2_000,
-    "mixture_slots": 20,  # the opponents' mixture in shares of 1/20 (largest remainders)
-}
-del DEFAULTS["snapshot_every"], DEFAULTS["max_snapshots"]  # the opponents are the population
 
 
 def regret_matching_nash(game: np.ndarray, iterations: int) -> np.ndarray:

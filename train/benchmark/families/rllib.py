@@ -21,26 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.train.benchmark.families.base import Task
-from tabletop.train.benchmark.families.ppo import PPO_DEFAULTS, UNSCHEDULED, below_training_limit
+from tabletop.train.benchmark.families.hyperparameters import RLLIB as DEFAULTS
+from tabletop.train.benchmark.families.ppo import UNSCHEDULED, below_training_limit
 
 STATE_FILE = "rllib_state.json"
 ALGORITHM = "algorithm"
 
-DEFAULTS: dict[str, Any] = {
-    **PPO_DEFAULTS,  # SB3's names, mapped to RLlib's by train/rllib/trainer.py
-    # network: the masked MLP (RLlib trains network kind mlp only)
-    "hidden": [256, 256],
-    "activation": "tanh",
-    # opponents: snapshots of the learner in frozen slots
-    "snapshot_every": 20_000,
-    "max_snapshots": 10,
-    # rllib: samplers and iteration size; a local Ray's size
-    "num_env_runners": 0,
-    "num_envs_per_env_runner": 8,
-    "train_batch_size": 4096,
-    "num_cpus": 1,
-    "object_store_mb": 100,
-}
 PPO_KEYS = ("learning_rate", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
 RLLIB_KEYS = ("num_env_runners", "num_envs_per_env_runner", "train_batch_size", "num_cpus", "object_store_mb")
 
