@@ -145,9 +145,10 @@ class Configuration:
 
     @property
     def recall_size(self) -> int:
-        """The size of the information-state tensor: the seat, and per settled step a flag, the seat's action and its
-        observation."""
-        return self.rules.num_players + self.max_steps * (1 + self.rules.num_actions + self.observer.layout.size)
+        """The size of the information-state tensor: the seat, and per settled step a flag, the seat to move, the
+        seat's action and its observation."""
+        players = self.rules.num_players
+        return players + self.max_steps * (1 + players + self.rules.num_actions + self.observer.layout.size)
 
     @property
     def recall_tensor(self) -> bool:
@@ -407,9 +408,9 @@ class InformationStateObserver:
     """Perfect recall: everything the seat saw after each settled step (the deal and every decision), and each
     action it took. The string is the SHA-256 digest of that trail, so two trails a seat can tell apart never
     share a string. The tensor, where the configuration allows it (`Configuration.recall_tensor`), is the seat
-    (one-hot, as the string names it) and one row per step up to `max_steps` in three pieces: `step` (1 for a
-    step taken), `action` (the seat's own action, one-hot) and `observation` (the env's observation for the seat
-    after that step)."""
+    (one-hot, as the string names it) and one row per step up to `max_steps` in four pieces: `step` (1 for a
+    step taken), `to_move` (the seat to act after that step, one-hot: not every observation shows it), `action`
+    (the seat's own action, one-hot) and `observation` (the env's observation for the seat after that step)."""
 
     def __init__(self, game: Configuration):
         self.game = game
@@ -420,6 +421,7 @@ class InformationStateObserver:
             pieces = {
                 "seat": (game.rules.num_players,),
                 "step": (rows,),
+                "to_move": (rows, game.rules.num_players),
                 "action": (rows, game.rules.num_actions),
                 "observation": (rows, game.observer.layout.size),
             }
@@ -439,6 +441,8 @@ class InformationStateObserver:
         self.dict["seat"][player] = 1.0
         for row, step in enumerate(state.steps.value):
             self.dict["step"][row] = 1.0
+            if not step.rules.is_terminal():
+                self.dict["to_move"][row, step.rules.current_player] = 1.0
             if step.mover == player:
                 self.dict["action"][row, step.action] = 1.0
             self.game.observer.encode(step.rules, player, out=self.dict["observation"][row])

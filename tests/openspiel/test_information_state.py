@@ -44,18 +44,20 @@ def test_every_small_variant_has_the_tensor(name):
 
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_step(name):
-    """Along a random game, each seat's tensor holds its seat, a flag per settled step, its own actions in the rows
-    of the steps they made and its observation after every step so far; the rows past the last step are empty."""
+    """Along a random game, each seat's tensor holds its seat, a flag per settled step, the seat to move after it,
+    its own actions in the rows of the steps they made and its observation after every step so far; the rows past
+    the last step are empty."""
     game = load(name)
     if not game.get_type().provides_information_state_tensor:
         pytest.skip(f"{name} has no information-state tensor")
     ours = configuration(game)
     seats, rows = game.num_players(), ours.max_steps
     actions, width = game.num_distinct_actions(), game.observation_tensor_size()
-    assert game.information_state_tensor_size() == ours.recall_size == seats + rows * (1 + actions + width)
+    assert game.information_state_tensor_size() == ours.recall_size == seats + rows * (1 + seats + actions + width)
     assert ours.recall_size <= RECALL_LIMIT
     seen: list[list[list[float]]] = [[] for _ in range(seats)]
     own: list[dict[int, int]] = [{} for _ in range(seats)]
+    movers: list[int] = []  # the seat to move after each settled step
     rng, state = np.random.default_rng(3), game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
@@ -66,15 +68,17 @@ def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_s
             seen[seat].append(state.observation_tensor(seat))
             tensor = np.asarray(state.information_state_tensor(seat), dtype=np.float32)
             seat_piece, tensor = np.split(tensor, [seats])
-            step, acted, views = np.split(tensor, [rows, rows * (1 + actions)])
-            acted, views = acted.reshape(rows, actions), views.reshape(rows, width)
+            step, to_move, acted, views = np.split(tensor, [rows, rows * (1 + seats), rows * (1 + seats + actions)])
+            to_move, acted, views = to_move.reshape(rows, seats), acted.reshape(rows, actions), views.reshape(rows, width)
             taken = len(seen[seat])
             assert seat_piece.tolist() == [float(s == seat) for s in range(seats)]
             assert step.tolist() == [1.0] * taken + [0.0] * (rows - taken)
+            assert {int(r): int(s) for r, s in zip(*np.nonzero(to_move), strict=True)} == dict(enumerate([*movers, state.current_player()]))
             assert {int(r): int(a) for r, a in zip(*np.nonzero(acted), strict=True)} == own[seat]
             np.testing.assert_array_equal(views[:taken], np.asarray(seen[seat], dtype=np.float32))
             assert not views[taken:].any()
         mover, legal = state.current_player(), state.legal_actions()
+        movers.append(mover)
         action = legal[rng.integers(len(legal))]
         own[mover][len(seen[mover])] = action  # the row of the step this action makes
         state.apply_action(action)
