@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -31,6 +31,9 @@ nothing and refuses an illegal action itself."""
 PREFIX = "tabletop_"
 SHORT = 64  # games of at most this many decisions keep what their steps settle to (exact tools revisit them)
 SETTLED = 50_000  # how many: a small variant's whole tree
+RECALL = "information_state_tensor"
+"""The game parameter that asks for the information-state tensor. Off by default: OpenSpiel's `TabularPolicy`
+(which CFR builds) keeps the tensor of every information state, 20-50 times the observation's size."""
 RECALL_LIMIT = 1 << 18
 """The most values an information-state tensor may hold (1 MiB of float32): every small variant's fits, while the
 full games at their defaults would need 2.3 to 119 MB per state, too much for a learner's buffer of them."""
@@ -107,7 +110,7 @@ def env_kwargs(env_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
 def game_type(env_id: str, utility: str = "general_sum", recall_tensor: bool = False) -> pyspiel.GameType:
     """The game type of `env_id`; a configuration's own says its utility and whether it has an information-state
-    tensor (`Configuration.recall_tensor`)."""
+    tensor (`Configuration.recall_tensor`). The parameters: the env's, and `RECALL`."""
     players = next(p for p in game_parameters(env_id) if p.name == "num_players").choices
     return pyspiel.GameType(
         short_name=PREFIX + env_id,
@@ -123,7 +126,7 @@ def game_type(env_id: str, utility: str = "general_sum", recall_tensor: bool = F
         provides_information_state_tensor=recall_tensor,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={p.name: spell(p, p.default) for p in game_parameters(env_id)},
+        parameter_specification={**{p.name: spell(p, p.default) for p in game_parameters(env_id)}, RECALL: False},
     )
 
 
@@ -140,6 +143,8 @@ class Configuration:
     """The most settled steps a game has: the deal and every decision (`max_game_length` + 1)."""
     keep: int = 0
     """How many settled steps to keep: `SETTLED` for a game short enough for exact tools, else none."""
+    recall_tensor: bool = False
+    """Whether the game gives the information-state tensor (asked for with `RECALL`, within `RECALL_LIMIT`)."""
     settled: OrderedDict = field(default_factory=OrderedDict, compare=False, repr=False)
     """What each step settled to, by history (`TabletopState._settle`), the `keep` most recent."""
 
@@ -150,13 +155,10 @@ class Configuration:
         players = self.rules.num_players
         return players + self.max_steps * (1 + players + self.rules.num_actions + self.observer.layout.size)
 
-    @property
-    def recall_tensor(self) -> bool:
-        """Whether the information-state tensor stays within `RECALL_LIMIT`."""
-        return self.recall_size <= RECALL_LIMIT
-
     def no_recall_tensor(self) -> str:
-        """Why this configuration has no information-state tensor, and what to use instead (one line)."""
+        """Why this configuration has no information-state tensor, and what to do instead (one line)."""
+        if self.recall_size <= RECALL_LIMIT:
+            return f"{PREFIX}{self.env_id}: no information_state_tensor unless the game is loaded with {RECALL}=True"
         return (
             f"{PREFIX}{self.env_id}: no information_state_tensor: perfect recall of {self.max_steps} settled steps "
             f"would take {self.recall_size:,} values, over the limit of {RECALL_LIMIT:,}; use "
@@ -171,11 +173,11 @@ class Configuration:
 
     def __reduce__(self) -> tuple:
         """Pickled as its name and arguments (OpenSpiel's `serialize` pickles a state's attributes)."""
-        return _configuration, (self.env_id, json.dumps(self.kwargs, sort_keys=True))
+        return _configuration, (self.env_id, json.dumps(self.kwargs, sort_keys=True), self.recall_tensor)
 
 
 @cache
-def _configuration(env_id: str, spelled: str) -> Configuration:
+def _configuration(env_id: str, spelled: str, recall: bool = False) -> Configuration:
     kwargs = json.loads(spelled)
     definition = registry.definition(env_id)
     rules = definition.new_game(**kwargs)
@@ -183,7 +185,10 @@ def _configuration(env_id: str, spelled: str) -> Configuration:
     observer = definition.observer(rules, omniscient, **definition.observer_options(kwargs))
     length = BOUNDS[type(rules)](rules).max_game_length
     renderer = definition.renderer(rules)
-    return Configuration(env_id, kwargs, rules, observer, renderer, length + 1, SETTLED if length <= SHORT else 0)
+    ours = Configuration(env_id, kwargs, rules, observer, renderer, length + 1, SETTLED if length <= SHORT else 0)
+    if recall and ours.recall_size > RECALL_LIMIT:
+        raise ValueError(ours.no_recall_tensor())
+    return replace(ours, recall_tensor=recall)
 
 
 def configuration(game: pyspiel.Game) -> Configuration:
@@ -196,8 +201,8 @@ def configuration(game: pyspiel.Game) -> Configuration:
 def _configuration_named(name: str) -> Configuration:
     game = pyspiel.load_game(name)
     env_id = game.get_type().short_name.removeprefix(PREFIX)
-    kwargs = env_kwargs(env_id, game.get_parameters())
-    return _configuration(env_id, json.dumps(kwargs, sort_keys=True))
+    params = game.get_parameters()
+    return _configuration(env_id, json.dumps(env_kwargs(env_id, params), sort_keys=True), bool(params.get(RECALL)))
 
 
 class TabletopGame(pyspiel.Game):
@@ -208,7 +213,7 @@ class TabletopGame(pyspiel.Game):
     def __init__(self, params: Mapping[str, Any] | None = None):
         params = dict(params or {})
         kwargs = env_kwargs(self.env_id, params)
-        ours = _configuration(self.env_id, json.dumps(kwargs, sort_keys=True))
+        ours = _configuration(self.env_id, json.dumps(kwargs, sort_keys=True), bool(params.get(RECALL, False)))
         rules = ours.rules
         bounds = BOUNDS[type(rules)](rules)
         info = pyspiel.GameInfo(

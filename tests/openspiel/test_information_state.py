@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip(
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 from tabletop.envs.openspiel import SMALL, load  # noqa: E402
-from tabletop.envs.openspiel.game import RECALL_LIMIT, configuration  # noqa: E402
+from tabletop.envs.openspiel.game import RECALL, RECALL_LIMIT, configuration  # noqa: E402
 
 PERFECT_RECALL = pyspiel.IIGObservationType(perfect_recall=True)
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "openspiel.md"
@@ -35,11 +35,23 @@ def random_decisions(game: pyspiel.Game, seed: int):
             state.apply_action(legal[rng.integers(len(legal))])
 
 
+def with_tensor(name: str) -> pyspiel.Game:
+    return load(name, {RECALL: True})
+
+
 @pytest.mark.parametrize("name", list(SMALL))
-def test_every_small_variant_has_the_tensor(name):
-    game = load(name)
+def test_every_small_variant_has_the_tensor_when_asked(name):
+    game = with_tensor(name)
     assert configuration(game).recall_size <= RECALL_LIMIT, configuration(game).no_recall_tensor()
     assert game.get_type().provides_information_state_tensor
+
+
+def test_the_tensor_is_off_unless_asked_and_then_says_how():
+    """Off by default: OpenSpiel's TabularPolicy (CFR) would keep a tensor per information state."""
+    game = load("chromino_small")
+    assert not game.get_type().provides_information_state_tensor
+    with pytest.raises(ValueError, match=f"loaded with {RECALL}=True"):
+        game.new_initial_state().information_state_tensor(0)
 
 
 @pytest.mark.parametrize("name", list(SMALL))
@@ -47,7 +59,7 @@ def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_s
     """Along a random game, each seat's tensor holds its seat, a flag per settled step, the seat to move after it,
     its own actions in the rows of the steps they made and its observation after every step so far; the rows past
     the last step are empty."""
-    game = load(name)
+    game = with_tensor(name)
     if not game.get_type().provides_information_state_tensor:
         pytest.skip(f"{name} has no information-state tensor")
     ours = configuration(game)
@@ -69,11 +81,17 @@ def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_s
             tensor = np.asarray(state.information_state_tensor(seat), dtype=np.float32)
             seat_piece, tensor = np.split(tensor, [seats])
             step, to_move, acted, views = np.split(tensor, [rows, rows * (1 + seats), rows * (1 + seats + actions)])
-            to_move, acted, views = to_move.reshape(rows, seats), acted.reshape(rows, actions), views.reshape(rows, width)
+            to_move, acted, views = (
+                to_move.reshape(rows, seats),
+                acted.reshape(rows, actions),
+                views.reshape(rows, width),
+            )
             taken = len(seen[seat])
             assert seat_piece.tolist() == [float(s == seat) for s in range(seats)]
             assert step.tolist() == [1.0] * taken + [0.0] * (rows - taken)
-            assert {int(r): int(s) for r, s in zip(*np.nonzero(to_move), strict=True)} == dict(enumerate([*movers, state.current_player()]))
+            assert {int(r): int(s) for r, s in zip(*np.nonzero(to_move), strict=True)} == dict(
+                enumerate([*movers, state.current_player()])
+            )
             assert {int(r): int(a) for r, a in zip(*np.nonzero(acted), strict=True)} == own[seat]
             np.testing.assert_array_equal(views[:taken], np.asarray(seen[seat], dtype=np.float32))
             assert not views[taken:].any()
@@ -85,7 +103,7 @@ def test_the_tensor_is_the_seat_and_its_observation_and_own_action_after_every_s
 
 
 def test_the_openspiel_tensor_is_the_python_observers():
-    game = load("chromino_small")
+    game = with_tensor("chromino_small")
     observer = make_observation(game, PERFECT_RECALL)
     for state in random_decisions(game, seed=1):
         for seat in range(game.num_players()):
@@ -95,6 +113,8 @@ def test_the_openspiel_tensor_is_the_python_observers():
 
 @pytest.mark.parametrize("name", ["tabletop_cromlet_v0", "tabletop_chromino_v1", "tabletop_kings_cribbage_v0"])
 def test_a_game_over_the_limit_says_why_it_has_no_tensor(name):
+    with pytest.raises(ValueError, match=f"over the limit of {RECALL_LIMIT:,}"):
+        pyspiel.load_game(name, {RECALL: True})
     game = pyspiel.load_game(name)
     assert not game.get_type().provides_information_state_tensor
     assert configuration(game).recall_size > RECALL_LIMIT
@@ -113,7 +133,6 @@ def test_the_documented_tensor_sizes_are_the_games():
     rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| (yes|no) \|$", section, re.MULTILINE)
     assert len(rows) >= 5
     for name, steps, values, provided in rows:
-        game = load(name)
-        ours = configuration(game)
+        ours = configuration(load(name))
         documented = (int(steps.replace(",", "")), int(values.replace(",", "")), provided == "yes")
-        assert (ours.max_steps, ours.recall_size, game.get_type().provides_information_state_tensor) == documented
+        assert (ours.max_steps, ours.recall_size, ours.recall_size <= RECALL_LIMIT) == documented

@@ -21,7 +21,7 @@ from support.contract import CASES, IDS  # noqa: E402
 from tabletop.envs import ENV_IDS, ParameterError, registry  # noqa: E402
 from tabletop.envs.openspiel import GAMES, PREFIX, SMALL  # noqa: E402
 from tabletop.envs.openspiel import load as load_small  # noqa: E402
-from tabletop.envs.openspiel.game import ADAPTER_ONLY, openspiel_params  # noqa: E402
+from tabletop.envs.openspiel.game import ADAPTER_ONLY, RECALL, openspiel_params  # noqa: E402
 
 Utility = pyspiel.GameType.Utility
 
@@ -37,8 +37,8 @@ def test_random_sim_test_with_serialization(env_id, config):
 
 @pytest.mark.parametrize("name", list(SMALL))
 def test_random_sim_test_with_serialization_on_a_small_variant(name):
-    """A small variant has an information-state tensor, which OpenSpiel's check reads too."""
-    pyspiel.random_sim_test(load_small(name), num_sims=3, serialize=True, verbose=False)
+    """A small variant offers an information-state tensor, which OpenSpiel's check reads too."""
+    pyspiel.random_sim_test(load_small(name, {RECALL: True}), num_sims=3, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("name", list(SMALL))
@@ -65,7 +65,7 @@ def test_every_registered_env_is_a_game_with_its_parameters():
     for env_id in ENV_IDS:
         declared = {p.name: p.default for p in registry.definition(env_id).parameters if p.name not in ADAPTER_ONLY}
         spec = pyspiel.load_game(PREFIX + env_id).get_parameters()
-        assert set(spec) == set(declared)
+        assert set(spec) == set(declared) | {RECALL} and spec[RECALL] is False
         for name, default in declared.items():
             if isinstance(default, (int, str)) and not isinstance(default, bool):
                 assert spec[name] == default, name
@@ -144,7 +144,7 @@ def test_an_openspiel_learner_runs_in_its_rl_environment():
 
 def test_openspiels_dqn_learns_from_information_state_tensors_on_a_small_variant():
     """`rl_environment` picks the information-state tensor where the game has one; OpenSpiel's DQN trains on it."""
-    game = load_small("chromino_small")
+    game = load_small("chromino_small", {RECALL: True})
     env = rl_environment.Environment(game, seed=0)
     assert not env.use_observation
     size = env.observation_spec()["info_state"][0]
@@ -247,7 +247,7 @@ def test_a_seat_is_shown_nothing_it_may_not_know_anywhere_in_a_small_variant(nam
     decision, for every seat, that record, the information-state string and the information-state tensor determine
     one another (a bijection: nothing hidden shows, nothing known is forgotten), and the observation tensor is a
     function of the record."""
-    game = load_small(name)
+    game = load_small(name, {RECALL: True})
     seats = game.num_players()
     recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
     seen = make_observation(game)
