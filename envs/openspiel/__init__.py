@@ -29,7 +29,10 @@ GAMES: list[str] = []
 
 SMALL: dict[str, tuple[str, dict[str, Any]]] = {
     "chromino_small": ("tabletop_chromino_v1", {"num_players": 2, "box": "7 30 52 66", "hand_size": 2, "grid_size": 5}),
-    "cromlet_small": ("tabletop_cromlet_v0", {"num_players": 2, "cromlets": "E", "wilds": 1, "hand_size": 2}),
+    "cromlet_small": (
+        "tabletop_cromlet_v0",
+        {"num_players": 2, "cromlets": "A D", "wilds": 0, "claim_limit": 1, "hand_size": 1},
+    ),
     "kings_cribbage_small": (
         "tabletop_kings_cribbage_v0",
         {

@@ -84,14 +84,14 @@ def test_cromlet_small_is_the_documented_size():
     game = load("cromlet_small")
     assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     assert count(game) == {
-        "histories": 7845,
-        "decisions": 3272,
-        "chance_nodes": 1061,
-        "terminals": 3512,
-        "longest": 4,
-        "information_states": 592,
+        "histories": 19515,
+        "decisions": 9260,
+        "chance_nodes": 5943,
+        "terminals": 4312,
+        "longest": 6,
+        "information_states": 6604,
     }
-    assert game.max_game_length() == 5  # the cards in play: each action moves one or more onto a discard pile
+    assert game.max_game_length() == 6  # the cards in play: each action moves one or more onto a discard pile
 
 
 def test_cromlet_small_plays_as_the_env_plays():
@@ -100,6 +100,19 @@ def test_cromlet_small_plays_as_the_env_plays():
     _, params = SMALL["cromlet_small"]
     config = {**params, "cromlets": params["cromlets"].split()}
     assert sum(play_both("cromlet_v0", config, seed) for seed in range(40)) > 40
+
+
+@pytest.mark.slow
+def test_cromlet_small_separates_random_the_heuristics_and_a_search_player():
+    """As documented: with two cromlets the points count, so claiming at once is exploitable, and less so for
+    a search player. The three heuristics coincide with hands of 1: their only choice is whether to claim."""
+    game = load("cromlet_small")
+    figures = {spec: nash_conv(game, AgentPolicy(game, spec)) for spec in ("random", "greedy", "search:sims=8")}
+    assert figures == {
+        "random": pytest.approx(0.3622, abs=1e-4),
+        "greedy": pytest.approx(0.1528, abs=1e-4),
+        "search:sims=8": pytest.approx(0.1319, abs=1e-4),
+    }
 
 
 def test_cfr_plus_beats_the_uniform_policy_on_a_tiny_cromlet():
