@@ -74,8 +74,13 @@ def test_an_interrupted_and_resumed_run_ends_with_the_uninterrupted_weights(
         monkeypatch.setattr(trainer, "SelfPlayCallback", _CtrlCAt300)
     else:
         monkeypatch.setattr(MaskablePPO, "train", _ctrl_c_in_the_update_at_256(MaskablePPO.train))
-    with pytest.raises(TrainingInterrupted) as stop:
-        trainer.train(config, out=tmp_path / "split", progress=False)
+    # as at a terminal: Ctrl-C raises KeyboardInterrupt (a pytest-xdist worker ignores SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(TrainingInterrupted) as stop:
+            trainer.train(config, out=tmp_path / "split", progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert stop.value.checkpoint.name == f"step_{saved_at:09d}" and (stop.value.checkpoint / STATE_FILE).is_file()
     monkeypatch.undo()
     result = trainer.train(config, resume=tmp_path / "split", progress=False)

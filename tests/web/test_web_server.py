@@ -33,7 +33,14 @@ def test_pages_and_the_games_list(site):
     assert [g["id"] for g in games] == ["cromlet_v0", "chromino_v1", "kings_cribbage_v0", "krz_grtn_v1"]
     cromlet = games[0]
     assert cromlet["players"][:3] == ["you", "person", "random"] and "greedy" in cromlet["players"]
-    assert {p["name"] for p in cromlet["parameters"]} == {"num_players", "teams", "claim_limit", "hand_size"}
+    assert {p["name"] for p in cromlet["parameters"]} == {
+        "num_players",
+        "teams",
+        "claim_limit",
+        "hand_size",
+        "cromlets",
+        "wilds",
+    }
     assert http(base, "/static/boards/krz_grtn.js")[0] == 200
     assert http(base, "/t/not-a-table")[0] == 404
 

@@ -23,9 +23,8 @@ from tabletop.agents import agent_names
 from tabletop.agents.registry import PRETRAINED, pretrained_folder
 from tabletop.envs import EnvSpec
 from tabletop.envs.core.params import Param, ParameterError, Parameters, int_in
-from tabletop.train.benchmark.families import FAMILIES
+from tabletop.train.benchmark.families import FAMILIES, family_defaults
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
-from tabletop.train.benchmark.families.hyperparameters import defaults
 from tabletop.train.selfplay.config import (
     LEARNER_SEATS,
     allowed_opponents,
@@ -168,7 +167,7 @@ class Suite:
 
     def params(self, algorithm: str) -> dict[str, Any]:
         """The family's defaults with the suite's overrides (their keys were checked when the suite was read)."""
-        return {**defaults(algorithm), **copy.deepcopy(self.algorithms[algorithm])}
+        return {**family_defaults(algorithm), **copy.deepcopy(self.algorithms[algorithm])}
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -212,7 +211,7 @@ def parse_suite(data: Any, source: str = "suite") -> Suite:
         body = {} if body is None else body
         if not isinstance(body, dict):
             raise SuiteError(f"{source}: algorithms.{name} must be a mapping of hyperparameters, got {body!r}")
-        allowed = defaults(name)
+        allowed = family_defaults(name)
         unknown = [k for k in body if k not in allowed]
         if unknown:
             raise SuiteError(f"{source}: unknown key algorithms.{name}.{unknown[0]}; allowed: {', '.join(allowed)}")

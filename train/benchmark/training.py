@@ -32,9 +32,8 @@ import yaml
 from tabletop import envs
 from tabletop.agents import agent_names
 from tabletop.agents.networks import POLICY_FILE
-from tabletop.train.benchmark.families import FAMILIES, load_family
+from tabletop.train.benchmark.families import FAMILIES, family_defaults, load_family
 from tabletop.train.benchmark.families.base import Task
-from tabletop.train.benchmark.families.hyperparameters import defaults
 from tabletop.train.benchmark.suite import SuiteError, parse_task
 from tabletop.train.selfplay.config import BACKENDS, ConfigError, TrainConfig, integer, parse_config
 
@@ -131,7 +130,7 @@ def _family_config(name: str, data: dict[str, Any], source: str) -> FamilyConfig
     given = data.get(name) or {}
     if not isinstance(given, dict):
         raise ConfigError(f"{source}: {name} must be a mapping of hyperparameters, got {given!r}")
-    params = defaults(name)
+    params = family_defaults(name)
     wrong = [k for k in given if k not in params]
     if wrong:
         raise ConfigError(f"{source}: unknown key {name}.{wrong[0]}; allowed: {', '.join(params)}")

@@ -8,10 +8,13 @@ any run starts (`missing_extra`).
 
 from __future__ import annotations
 
+import copy
 import importlib
 import importlib.util
+from typing import Any
 
 from tabletop.agents.extras import MissingExtra, missing
+from tabletop.train.benchmark.families import hyperparameters
 from tabletop.train.benchmark.families.base import Family
 
 FAMILIES = {
@@ -50,6 +53,14 @@ def load_family(name: str) -> Family:
         ) from None
     families = getattr(module, "FAMILIES", None)  # a module serving several names (rllib_ppo, rllib_appo)
     return families[name] if families is not None else module.FAMILY
+
+
+def family_defaults(name: str) -> dict[str, Any]:
+    """A copy of family `name`'s hyperparameters with their defaults: from the torch-free table where it is
+    listed (so a mistyped key is refused before torch loads), else from the family's own module."""
+    if name in hyperparameters.DEFAULTS:
+        return hyperparameters.defaults(name)
+    return copy.deepcopy(load_family(name).defaults)
 
 
 def available_families() -> list[str]:
