@@ -39,7 +39,7 @@ SMALL: dict[str, tuple[str, dict[str, Any]]] = {
             "num_players": 2,
             "board_size": 3,
             "rack_size": 2,
-            "box": "4 4 9 9 9",
+            "box": "3 4 9 9 10",
             "stall_rounds": 1,
             "action_mode": "moves",
             "max_moves": 26,
