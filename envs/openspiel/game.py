@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -185,10 +185,11 @@ def _configuration(env_id: str, spelled: str, recall: bool = False) -> Configura
     observer = definition.observer(rules, omniscient, **definition.observer_options(kwargs))
     length = BOUNDS[type(rules)](rules).max_game_length
     renderer = definition.renderer(rules)
-    ours = Configuration(env_id, kwargs, rules, observer, renderer, length + 1, SETTLED if length <= SHORT else 0)
+    keep = SETTLED if length <= SHORT else 0
+    ours = Configuration(env_id, kwargs, rules, observer, renderer, length + 1, keep, recall_tensor=recall)
     if recall and ours.recall_size > RECALL_LIMIT:
         raise ValueError(ours.no_recall_tensor())
-    return replace(ours, recall_tensor=recall)
+    return ours
 
 
 def configuration(game: pyspiel.Game) -> Configuration:

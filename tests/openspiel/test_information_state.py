@@ -136,3 +136,15 @@ def test_the_documented_tensor_sizes_are_the_games():
         ours = configuration(load(name))
         documented = (int(steps.replace(",", "")), int(values.replace(",", "")), provided == "yes")
         assert (ours.max_steps, ours.recall_size, ours.recall_size <= RECALL_LIMIT) == documented
+
+
+def test_a_game_loaded_without_the_tensor_leaves_nothing_behind_for_one_loaded_with_it():
+    """The two loads of a variant keep separate records of what each history settles to: one walked first without
+    the tensor must not hand its step-less records to the other."""
+    for _ in random_decisions(load("chromino_small"), seed=5):
+        pass
+    game = with_tensor("chromino_small")
+    seats, rows = game.num_players(), configuration(game).max_steps
+    for taken, state in enumerate(random_decisions(game, seed=5), start=1):
+        steps = np.asarray(state.information_state_tensor(0))[seats : seats + rows]
+        assert steps.sum() == taken  # the deal and every decision so far
