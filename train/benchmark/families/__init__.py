@@ -59,7 +59,7 @@ def family_defaults(name: str) -> dict[str, Any]:
     """A copy of family `name`'s hyperparameters with their defaults: from the torch-free table where it is
     listed (so a mistyped key is refused before torch loads), else from the family's own module."""
     if name in hyperparameters.DEFAULTS:
-        return hyperparameters.defaults(name)
+        return copy.deepcopy(hyperparameters.DEFAULTS[name])
     return copy.deepcopy(load_family(name).defaults)
 
 

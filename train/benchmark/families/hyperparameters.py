@@ -1,10 +1,9 @@
 """Every family's hyperparameters with their defaults, in one torch-free module: a suite or config is checked
 against them before any family's module (and torch, SB3 or Ray with it) loads, so a mistyped key is refused at
-once. Each family module reads its defaults from here; `defaults(name)` answers for a name of `FAMILIES`."""
+once. Each family module reads its defaults from here; `families.family_defaults` answers for any family."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 PPO_SB3: dict[str, Any] = {  # the PPO hyperparameters both PPO families read (SB3's names)
@@ -150,10 +149,3 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "alphazero": ALPHAZERO,
 }
 """Each family's name -> its hyperparameters and their defaults (the same names as `FAMILIES`, a test holds it)."""
-
-
-def defaults(name: str) -> dict[str, Any]:
-    """A copy of family `name`'s defaults; a ValueError names the allowed families."""
-    if name not in DEFAULTS:
-        raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(DEFAULTS)}")
-    return copy.deepcopy(DEFAULTS[name])
