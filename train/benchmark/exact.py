@@ -42,20 +42,28 @@ def network_policy(game, network):
     from tabletop.agents.policy_agent import actor_logits
 
     class NetworkPolicy(policies.Policy):
-        """The masked softmax of `network`'s logits at each decision, read from the state's observation tensor."""
+        """The masked softmax of `network`'s logits at each decision, read from the state's observation tensor.
+
+        A seat's observation is a function of its information state, so each information state's probabilities
+        are computed once: a NashConv asks for every history, each information state many times over."""
 
         def __init__(self):
             super().__init__(game, list(range(game.num_players())))
+            self.known: dict[tuple[int, str], dict[int, float]] = {}
 
         def action_probabilities(self, state, player_id=None):
             player = state.current_player() if player_id is None else player_id
-            legal = state.legal_actions(player)
-            observation = torch.tensor([state.observation_tensor(player)], dtype=torch.float32)
-            with torch.no_grad():
-                logits = actor_logits(network, observation)[0].double().numpy()[legal]
-            probabilities = np.exp(logits - logits.max())
-            probabilities /= probabilities.sum()
-            return dict(zip(legal, probabilities.tolist()))
+            key = (player, state.information_state_string(player))
+            found = self.known.get(key)
+            if found is None:
+                legal = state.legal_actions(player)
+                observation = torch.tensor([state.observation_tensor(player)], dtype=torch.float32)
+                with torch.no_grad():
+                    logits = actor_logits(network, observation)[0].double().numpy()[legal]
+                probabilities = np.exp(logits - logits.max())
+                probabilities /= probabilities.sum()
+                found = self.known[key] = dict(zip(legal, probabilities.tolist()))
+            return found
 
     return NetworkPolicy()
 
