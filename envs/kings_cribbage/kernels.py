@@ -85,14 +85,6 @@ def _across_rows(value, dark, tile_key, across_keys, nothing: int) -> np.ndarray
     return across
 
 
-@numba.njit(cache=True, inline="always")
-def _touches_across(value, line: int, p: int) -> bool:
-    """A tile beside this cell on a neighbouring line of the same direction."""
-    n = value.shape[1]
-    first = 0 if line < n else n
-    return (line > first and value[line - 1, p] > 0) or (line + 1 < first + n and value[line + 1, p] > 0)
-
-
 @numba.njit(cache=True)
 def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
     """Per line, the first and last position holding a tile on it or on a neighbouring line of the same
@@ -113,12 +105,14 @@ def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _windows(value, dark, tile_key, prime, most: int, first: bool) -> np.ndarray:
+def _windows(value, dark, tile_key, prime, most: int, first: bool, gain_row, accepts, prune: bool) -> np.ndarray:
     """Candidate windows as rows (line, start, length, board tiles' key, their colour state, empty cells, their
     order key), in line, start, length order: 2..`most` empty cells, on the board, the cells just outside
     empty, and after the first move holding or touching a board tile (so only windows across a line's tile
     span are looked at). The order key, the product of a prime per board tile (`prime`, by value), is what the
-    players' order compares first."""
+    players' order compares first. An empty cell touches a tile across where it has a row of `_cross_gains`
+    (`gain_row`); with `prune`, no window holds a cell that accepts none of the rack's faces across (two
+    windows in three had one: they make no move, but the players' order also reads their hands)."""
     lines, n = value.shape
     lo, hi = _tile_spans(value)
     found = np.empty((lines * n * MAX_HAND, 7), dtype=np.int64)
@@ -138,7 +132,9 @@ def _windows(value, dark, tile_key, prime, most: int, first: bool) -> np.ndarray
                     tiles, key, lights = tiles + 1, key + tile_key[v], lights + 1 - dark[line, p]
                     order_key *= prime[v]
                 else:
-                    touching |= _touches_across(value, line, p)
+                    if prune and not accepts[gain_row[line, p]]:
+                        break
+                    touching |= gain_row[line, p] > 0
                 empties = length - tiles
                 if start + length < n and value[line, start + length]:
                     continue
@@ -440,9 +436,12 @@ def generate_moves(
     window_bonus,
     face_key,
     face_colour,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mask,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents; the
-    first move only in the players' order (unordered, it is `opening_moves`).
+    first move only in the players' order (unordered, it is `opening_moves`). A tiles-mode turn's first mask
+    comes in the same pass: given a zeroed `mask` (empty: none wanted), the moves' first place actions are
+    marked in it and returned ascending (the fourth array; else it is empty).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
     (rack.py); the tables: movegen.py's."""
@@ -452,8 +451,8 @@ def generate_moves(
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
     across = _across_rows(value, dark, tile_key, across_keys, len(across_points) - 1)
-    windows = _windows(value, dark, tile_key, prime, most, first)
     gain_row, gains, accepts = _cross_gains(across, across_points, label)
+    windows = _windows(value, dark, tile_key, prime, most, first, gain_row, accepts, not ordered)
     cells, rows = _window_cells(windows, value, gain_row)
     pair_window, pair_combo, pair_points, class_first = _pairs(
         windows,
@@ -497,7 +496,7 @@ def generate_moves(
         cell = np.empty((1, 1), dtype=np.int64)
         for r in range(n):
             for c in range(n):
-                if value[r, c] or not (_touches_across(value, r, c) or _touches_across(value, n + c, r)):
+                if value[r, c] or not (gain_row[r, c] or gain_row[n + c, r]):  # no tile beside it
                     continue
                 cell[0, 0] = r * n + c
                 for f in range(faces_held):
@@ -505,7 +504,25 @@ def generate_moves(
                     score = gains[gain_row[r, c], f] + gains[gain_row[n + c, r], f]
                     if score >= 0:
                         m = _emit(actions, lengths, points, m, faces, cell, 0, 1, score, n * n)
-    return actions[:m], lengths[:m], points[:m]
+    return actions[:m], lengths[:m], points[:m], _first_actions(mask, actions, m, label, n * n)
+
+
+@numba.njit(cache=True)
+def _first_actions(mask, actions, moves: int, label, cells: int) -> np.ndarray:
+    """Into the zeroed `mask` (empty: nothing to do): the first place action of each of the `moves` moves; they
+    are returned ascending, read face by face (the rack's `label`, ascending) over the faces' blocks of cells."""
+    if not len(mask):
+        return np.empty(0, dtype=np.int64)
+    for k in range(moves):
+        mask[actions[k, 0]] = 1
+    found = np.empty(moves, dtype=np.int64)
+    count = 0
+    for f in range(len(label) - 1):
+        for action in range(label[f] * cells, (label[f] + 1) * cells):
+            if mask[action]:
+                found[count] = action
+                count += 1
+    return found[:count].copy()
 
 
 @numba.njit(cache=True)
@@ -525,14 +542,15 @@ def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarra
 
 
 @numba.njit(cache=True)
-def narrow_marked(
+def place_step(
     actions, lengths, points, depth: int, action: int, mask, commit: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`narrow` and then `place_mask` at `depth + 1` on the kept moves, in one call: the tiles-mode place step
-    (the mask of the position after it is always read next, by the check of the following action)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tiles-mode place step in one call: `narrow`, then `mark_legal` at `depth + 1` on the kept moves (the
+    mask and the legal actions of the position after it are always read next, by the driver and the check of
+    the following action). Returns the kept moves and those legal actions."""
     kept_actions, kept_lengths, kept_points = narrow(actions, lengths, points, depth, action)
-    place_mask(mask, kept_actions, kept_lengths, depth + 1, commit)
-    return kept_actions, kept_lengths, kept_points
+    legal = mark_legal(mask, kept_actions, kept_lengths, depth + 1, commit)
+    return kept_actions, kept_lengths, kept_points, legal
 
 
 @numba.njit(cache=True)
@@ -546,34 +564,27 @@ def complete_points(lengths, points, depth: int) -> int:
 
 
 @numba.njit(cache=True)
-def place_mask(mask, actions, lengths, depth: int, commit: int) -> None:
-    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete."""
-    for k in range(len(lengths)):
-        if lengths[k] > depth:
-            mask[actions[k, depth]] = 1
-        elif depth and lengths[k] == depth:
-            mask[commit] = 1
-
-
-@numba.njit(cache=True)
-def place_actions(actions, lengths, depth: int, commit: int, num_actions: int) -> np.ndarray:
-    """The actions `place_mask` marks, ascending, once each: the moves' place actions at `depth` and `commit`
-    where a move is complete (read from the moves, not from a scan of the whole mask)."""
-    seen = np.zeros(num_actions, dtype=np.bool_)
-    found = np.empty(len(lengths), dtype=np.int64)
+def mark_legal(mask, actions, lengths, depth: int, commit: int) -> np.ndarray:
+    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete.
+    Returns the actions marked, ascending (read from the moves, not from a scan of the whole mask)."""
+    found = np.empty(len(lengths) + 1, dtype=np.int64)
     count = 0
+    complete = False
     for k in range(len(lengths)):
         if lengths[k] > depth:
             action = actions[k, depth]
+            if not mask[action]:
+                mask[action] = 1
+                found[count] = action
+                count += 1
         elif depth and lengths[k] == depth:
-            action = commit
-        else:
-            continue
-        if not seen[action]:
-            seen[action] = True
-            found[count] = action
-            count += 1
-    return np.sort(found[:count])
+            complete = True
+    found[:count].sort()
+    if complete:  # after every place action
+        mask[commit] = 1
+        found[count] = commit
+        count += 1
+    return found[:count].copy()
 
 
 @numba.njit(cache=True)

@@ -25,7 +25,6 @@ heuristics break ties by it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations_with_replacement
 
@@ -53,13 +52,14 @@ BLOCKED = -(1 << 20)  # a face that makes an invalid hand across: any sum of gai
 MOVE_MOST = (MAX_HAND + 1) * (int(HAND_TABLE.max()) + ONE_COLOUR_BONUS) + FIRST_MOVE_BONUS + FULL_RACK_BONUS
 
 
-@dataclass(frozen=True)
 class MoveSet:
-    """All legal moves of one turn: `actions[i, :lengths[i]]` are move i's place actions, `points[i]` its score."""
+    """All legal moves of one turn: `actions[i, :lengths[i]]` are move i's place actions, `points[i]` its score.
+    Never changed once built (states share it). A plain class: a tiles-mode place step builds one."""
 
-    actions: np.ndarray
-    lengths: np.ndarray
-    points: np.ndarray
+    __slots__ = ("actions", "lengths", "points")
+
+    def __init__(self, actions: np.ndarray, lengths: np.ndarray, points: np.ndarray) -> None:
+        self.actions, self.lengths, self.points = actions, lengths, points
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -68,17 +68,17 @@ class MoveSet:
         """The moves whose place action at `depth` is `action`, in their order."""
         return MoveSet(*kernels.narrow(self.actions, self.lengths, self.points, depth, action))
 
-    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
-        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete."""
-        kernels.place_mask(mask, self.actions, self.lengths, depth, commit)
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
+        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete.
+        Returns those actions, ascending."""
+        return kernels.mark_legal(mask, self.actions, self.lengths, depth, commit)
 
-    def place_actions(self, depth: int, commit: int, num_actions: int) -> np.ndarray:
-        """The actions `mark` marks, ascending."""
-        return kernels.place_actions(self.actions, self.lengths, depth, commit, num_actions)
-
-    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> MoveSet:
-        """`narrow(depth, action)`, marking its `mark(mask, depth + 1, commit)` in the same call."""
-        return MoveSet(*kernels.narrow_marked(self.actions, self.lengths, self.points, depth, action, mask, commit))
+    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+        """`narrow(depth, action)`, with its `mark(mask, depth + 1, commit)` in the same call."""
+        actions, lengths, points, legal = kernels.place_step(
+            self.actions, self.lengths, self.points, depth, action, mask, commit
+        )
+        return MoveSet(actions, lengths, points), legal
 
 
 class Opening:
@@ -117,25 +117,20 @@ class Opening:
             return self._moves.narrow(depth, action)
         return MoveSet(*kernels.opening_narrow(self.faces, self.sizes, self.ordering_points, self.board_size, action))
 
-    def mark(self, mask: np.ndarray, depth: int, commit: int) -> None:
-        """`MoveSet.mark`: at depth 0 from the orderings, deeper from the moves written out."""
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray | None:
+        """`MoveSet.mark`: at depth 0 from the orderings, returning None (the opening's first actions are a few
+        thousand, once a game: read them off the mask); deeper from the moves written out."""
         if depth:
-            self._moves.mark(mask, depth, commit)
-        else:
-            kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
+            return self._moves.mark(mask, depth, commit)
+        kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
+        return None
 
-    def place_actions(self, depth: int, commit: int, num_actions: int) -> np.ndarray | None:
-        """`MoveSet.place_actions` deeper than the first tile; at depth 0 None (read the mask: the opening's
-        first actions are a few thousand, once a game)."""
-        return self._moves.place_actions(depth, commit, num_actions) if depth else None
-
-    def narrow_marked(self, depth: int, action: int, mask: np.ndarray, commit: int) -> MoveSet:
-        """`MoveSet.narrow_marked`: at depth 0 the narrowing from the orderings, deeper from the moves written out."""
+    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+        """`MoveSet.place_step`: at depth 0 the narrowing from the orderings, deeper from the moves written out."""
         if depth:
-            return self._moves.narrow_marked(depth, action, mask, commit)
+            return self._moves.place_step(depth, action, mask, commit)
         kept = self.narrow(0, action)
-        kept.mark(mask, 1, commit)
-        return kept
+        return kept, kept.mark(mask, 1, commit)
 
 
 EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
@@ -194,8 +189,20 @@ def generate_moves(
     """Every legal move for a player holding `rack` (tile kinds) on this board (values 0 = empty); `ordered`:
     in the players' order (see the module's docstring), else in whatever order is cheapest (on the empty
     board an `Opening`, which writes its moves out only when they are read whole)."""
+    return turn_moves(values, colours, rack, ordered, _NO_MASK)[0]
+
+
+_NO_MASK = np.zeros(0, dtype=np.int8)
+
+
+def turn_moves(
+    values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool, mask: np.ndarray
+) -> tuple[MoveSet | Opening, np.ndarray | None]:
+    """`generate_moves`, and a tiles-mode turn's first mask from the same pass: given a zeroed `mask`, the moves'
+    first place actions are marked in it and also returned ascending. None instead of them where the moves
+    mark nothing: an empty `mask`, no move, or an `Opening` (its first actions are read from its orderings)."""
     if not len(rack):
-        return EMPTY_MOVES
+        return EMPTY_MOVES, None
     values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(rack)
     rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
@@ -207,21 +214,21 @@ def generate_moves(
         if n < MAX_HAND:  # a board narrower than a hand: only the orderings that fit on a line
             fits = sizes <= n
             faces, sizes, points = faces[fits], sizes[fits], points[fits]
-        return Opening(faces, sizes, points, n)
-    return MoveSet(
-        *kernels.generate_moves(
-            values,
-            colours,
-            *rack_args,
-            label,
-            ordered,
-            TILE_KEYS,
-            ORDER_PRIMES,
-            HAND_TABLE,
-            ACROSS_KEYS,
-            ACROSS_POINTS,
-            WINDOW_BONUS,
-            FACE_KEY,
-            FACE_COLOUR,
-        )
+        return Opening(faces, sizes, points, n), None
+    actions, lengths, points, legal = kernels.generate_moves(
+        values,
+        colours,
+        *rack_args,
+        label,
+        ordered,
+        TILE_KEYS,
+        ORDER_PRIMES,
+        HAND_TABLE,
+        ACROSS_KEYS,
+        ACROSS_POINTS,
+        WINDOW_BONUS,
+        FACE_KEY,
+        FACE_COLOUR,
+        mask,
     )
+    return MoveSet(actions, lengths, points), legal if len(lengths) and len(mask) else None

@@ -24,7 +24,7 @@ from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import kernels, movegen, saved
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
-from tabletop.envs.kings_cribbage.movegen import MoveSet, Opening, generate_moves
+from tabletop.envs.kings_cribbage.movegen import MoveSet, Opening, generate_moves, turn_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
@@ -44,6 +44,7 @@ from tabletop.envs.kings_cribbage.tiles import (
 # per face as Python ints: laying a move writes a few of them, and a numpy scalar costs more to read than a tuple's
 _FACE_VALUE, _FACE_COLOUR, _FACE_KIND = (tuple(table.tolist()) for table in (FACE_VALUE, FACE_COLOUR, FACE_KIND))
 _FACE_PRINTED = tuple(kind_rank(kind) for kind in _FACE_KIND)
+_NO_MASK = np.zeros(0, dtype=np.int8)  # moves mode: a turn's moves mark no mask
 
 VARIANTS = ("standard", "solitaire")
 PLAYER_COUNTS = (2, 3, 4)
@@ -259,11 +260,11 @@ class KingsCribbageState(BaseState):
                 self._lay(offered.actions[action, : offered.lengths[action]].tolist(), int(offered.points[action]))
             else:
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
-        elif action < g.commit_action:  # narrowed and masked in one call: the next action's check reads the mask
+        elif action < g.commit_action:  # narrowed, masked and listed in one call: the next action reads them
             mask = np.zeros(g.num_actions, dtype=np.int8)
-            self.alive = self.alive.narrow_marked(len(self.pending), action, mask, g.commit_action)
+            self.alive, legal = self.alive.place_step(len(self.pending), action, mask, g.commit_action)
             self.pending.append(action)
-            self._mask = mask
+            self._keep(mask, legal)
         elif action == g.commit_action:
             self._commit()
         elif action < g.exchange_action:
@@ -275,7 +276,12 @@ class KingsCribbageState(BaseState):
     def begin_turn(self) -> None:
         """Enumerate the mover's legal moves; end the game if the bag is empty and nobody can move."""
         self.pending, self.marked, self._mask = [], [], None
-        self.moves = self.alive = self.moves_for(self.current)
+        g = self.game
+        mask = _NO_MASK if g.moves_mode else np.zeros(g.num_actions, dtype=np.int8)  # marked as moves are found
+        self.moves, legal = turn_moves(self.values, self.colours, self.racks[self.current], self.players_order, mask)
+        self.alive = self.moves
+        if legal is not None:
+            self._keep(mask, legal)
         if self.game.moves_mode:
             self.offered = offered_moves(
                 self.moves, self.racks[self.current], self.game.board_size, self.game.max_moves
@@ -377,7 +383,9 @@ class KingsCribbageState(BaseState):
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
         if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
-            self.alive.mark(mask, len(self.pending), g.commit_action)
+            legal = self.alive.mark(mask, len(self.pending), g.commit_action)
+            if legal is not None:
+                self._keep(mask, legal)
             return mask
         mask[g.exchange_action] = 1
         rack = self.racks[self.current]
@@ -389,13 +397,11 @@ class KingsCribbageState(BaseState):
                     mask[g.mark_base + kind] = 1
         return mask
 
-    def _compute_legal(self, mask: np.ndarray) -> np.ndarray:
-        """Tiles mode with a move to build: read off the moves that extend `pending` (the mask has 5,098 entries)."""
-        if not self.game.moves_mode and len(self.moves):
-            legal = self.alive.place_actions(len(self.pending), self.game.commit_action, len(mask))
-            if legal is not None:
-                return legal
-        return super()._compute_legal(mask)
+    def _keep(self, mask: np.ndarray, legal: np.ndarray) -> None:
+        """Tiles mode with a move to build: keep the mask and its legal actions, read off the moves that extend
+        `pending` as the mask was made (the mask has 5,098 entries), so `legal_actions` scans nothing."""
+        legal.setflags(write=False)
+        self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- exchanges at move level ------------------------------------------------------------------
     def exchange_choices(self) -> list[int]:

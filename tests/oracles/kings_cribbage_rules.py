@@ -1,5 +1,5 @@
 """The tiles-mode sub-step bookkeeping of Kings Cribbage's rules as it was written in numpy before the kernels
-(`envs/kings_cribbage/kernels.py`: `narrow`, `place_mask`) took over its loops: the oracle of the
+(`envs/kings_cribbage/kernels.py`: `narrow`, `mark_legal`) took over its loops: the oracle of the
 differential test."""
 
 from __future__ import annotations

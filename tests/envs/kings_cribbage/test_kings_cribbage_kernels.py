@@ -106,13 +106,14 @@ def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
                 depth = len(state.pending)
                 expected = rules_oracle.place_mask(state.alive, depth, game.num_actions, game.commit_action)
                 np.testing.assert_array_equal(state.legal_action_mask(), expected)
+                np.testing.assert_array_equal(state.legal_actions(), np.flatnonzero(expected))
                 mask = np.zeros(game.num_actions, dtype=np.int8)
-                kernels.place_mask(mask, state.alive.actions, state.alive.lengths, depth, game.commit_action)
+                legal = state.alive.mark(
+                    mask, depth, game.commit_action
+                )  # None: the opening's first, read off the mask
                 np.testing.assert_array_equal(mask, expected)
-                legal = kernels.place_actions(
-                    state.alive.actions, state.alive.lengths, depth, game.commit_action, game.num_actions
-                )
-                np.testing.assert_array_equal(legal, np.flatnonzero(expected))
+                if legal is not None:
+                    np.testing.assert_array_equal(legal, np.flatnonzero(expected))
                 legal = np.flatnonzero(expected[: game.commit_action])  # first, last and between: edge cells too
                 for action in np.unique(legal[np.linspace(0, len(legal) - 1, 5).astype(int)]) if len(legal) else ():
                     alive = state.alive  # the opening's narrowing reads its orderings, not its moves (an `Opening`)
@@ -120,11 +121,12 @@ def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
                     _assert_same(alive.narrow(depth, int(action)), narrowed, f"seed {seed} depth {depth}")
                     explicit = MoveSet(*kernels.narrow(alive.actions, alive.lengths, alive.points, depth, int(action)))
                     _assert_same(explicit, narrowed, f"seed {seed} depth {depth}")
-                    mask = np.zeros(game.num_actions, dtype=np.int8)  # the place step: narrowed and masked at once
-                    kept = alive.narrow_marked(depth, int(action), mask, game.commit_action)
+                    mask = np.zeros(game.num_actions, dtype=np.int8)  # the place step: narrowed, masked and listed
+                    kept, legal = alive.place_step(depth, int(action), mask, game.commit_action)
                     _assert_same(kept, narrowed, f"seed {seed} depth {depth}, with its mask")
                     after = rules_oracle.place_mask(narrowed, depth + 1, game.num_actions, game.commit_action)
                     np.testing.assert_array_equal(mask, after)
+                    np.testing.assert_array_equal(legal, np.flatnonzero(after))
                 checked += 1
             state.apply(int(rng.choice(np.flatnonzero(state.legal_action_mask()))))
     assert checked >= 100
