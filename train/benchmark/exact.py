@@ -2,81 +2,78 @@
 face (`tabletop.envs.openspiel`), and CFR+ on the same game as the reference line.
 
 A task with `exact: true` names a configuration small enough for OpenSpiel's exact tools to walk its whole tree
-(a small variant). At each evaluation the runner turns the learner's policy network into an OpenSpiel policy
-(`network_policy`: the masked softmax of its logits over the state's observation tensor, the same vector the
-PettingZoo env gives) and records `exploitability.nash_conv` of it: the sum over players of what a best response
-gains against it, 0 at a Nash equilibrium. NashConv measures the policy itself, its distribution over legal
-actions, whatever the suite's `eval_mode`; so a family whose network is no policy (`dqn`'s Q-values) cannot play
-an exact task. Once per task CFR+ runs `cfr_iterations` iterations and its average policy's NashConv is recorded at
-log-spaced iterations (`OUT/<task>/cfr_plus.json`): the curve a tabular solver reaches on the same game.
+(a small variant). The tree is walked once per process (`GameTree`). At each evaluation the learner's policy is
+the masked softmax of its network's logits over each information state's observation tensor, the same vector the
+PettingZoo env gives, and the record holds its NashConv, as OpenSpiel's `exploitability.nash_conv` defines it: the
+sum over players of what a best response gains against it, 0 at a Nash equilibrium. NashConv measures the policy
+itself, its distribution over legal actions, whatever the suite's `eval_mode`; so a family whose network is no
+policy (`dqn`'s Q-values) cannot play an exact task. Once per task CFR+ runs `cfr_iterations` iterations and its
+average policy's NashConv is recorded at log-spaced iterations (`OUT/<task>/cfr_plus.json`): the curve a tabular
+solver reaches on the same game.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tabletop.agents import Agent
 from tabletop.train.benchmark.families.base import Task
+from tabletop.train.benchmark.game_tree import GameTree
 
 CFR_FILE = "cfr_plus.json"
 
 
 def openspiel_game(task: Task):
     """The task's game as an OpenSpiel game (the env's parameters, OpenSpiel's spelling)."""
+    return _load(task.env.env_id, json.dumps(task.env.kwargs, sort_keys=True))
+
+
+def game_tree(task: Task) -> GameTree:
+    """The task's whole game tree, walked once per process: a run evaluates one task many times."""
+    return _tree(task.env.env_id, json.dumps(task.env.kwargs, sort_keys=True))
+
+
+def _load(env_id: str, kwargs: str):
     from tabletop.agents.extras import require
 
     require("the exact track", "pyspiel")
     from tabletop.envs.openspiel import load, register
     from tabletop.envs.openspiel.game import openspiel_params
 
-    return load(register(task.env.env_id), openspiel_params(task.env.env_id, task.env.kwargs))
+    return load(register(env_id), openspiel_params(env_id, json.loads(kwargs)))
 
 
-def network_policy(game, network):
-    """A policy network (logits over the game's actions) as an OpenSpiel `policy.Policy` of `game`."""
+@functools.lru_cache(maxsize=1)
+def _tree(env_id: str, kwargs: str) -> GameTree:
+    return GameTree(_load(env_id, kwargs))
+
+
+def network_logits(network) -> Callable[[np.ndarray], np.ndarray]:
+    """A policy network's logits (its actor path and action head) as a function of a batch of observations."""
     import torch
-    from open_spiel.python import policy as policies
 
     from tabletop.agents.policy_agent import actor_logits
 
-    class NetworkPolicy(policies.Policy):
-        """The masked softmax of `network`'s logits at each decision, read from the state's observation tensor.
+    def logits_of(observations: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return actor_logits(network, torch.from_numpy(observations)).double().numpy()
 
-        A seat's observation is a function of its information state, so each information state's probabilities
-        are computed once: a NashConv asks for every history, each information state many times over."""
-
-        def __init__(self):
-            super().__init__(game, list(range(game.num_players())))
-            self.known: dict[tuple[int, str], dict[int, float]] = {}
-
-        def action_probabilities(self, state, player_id=None):
-            player = state.current_player() if player_id is None else player_id
-            key = (player, state.information_state_string(player))
-            found = self.known.get(key)
-            if found is None:
-                legal = state.legal_actions(player)
-                observation = torch.tensor([state.observation_tensor(player)], dtype=torch.float32)
-                with torch.no_grad():
-                    logits = actor_logits(network, observation)[0].double().numpy()[legal]
-                probabilities = np.exp(logits - logits.max())
-                probabilities /= probabilities.sum()
-                found = self.known[key] = dict(zip(legal, probabilities.tolist()))
-            return found
-
-    return NetworkPolicy()
+    return logits_of
 
 
 def nash_conv(task: Task, agent: Agent) -> float:
-    """The exact NashConv of `agent`'s policy network on the task's game."""
-    from open_spiel.python.algorithms import exploitability
-
+    """The exact NashConv of `agent`'s policy network on the task's game: the masked softmax of its logits over each
+    information state's observation tensor, the vector the PettingZoo env gives."""
     network = getattr(agent, "policy", None)
     if network is None:
         raise ValueError(f"task {task.name} is exact: its learner must play a policy network (PolicyAgent)")
-    game = openspiel_game(task)
-    return float(exploitability.nash_conv(game, network_policy(game, network)))
+    tree = game_tree(task)
+    return tree.nash_conv(tree.probabilities(network_logits(network)))
 
 
 def cfr_plus(task: Task, iterations: int, points: int = 12) -> dict[str, Any]:

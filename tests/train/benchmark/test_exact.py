@@ -1,10 +1,11 @@
-"""The exact track's plumbing: a policy network as an OpenSpiel policy (checked on Kuhn poker against OpenSpiel's
-own tabular policy), CFR+'s reference line, and a grid of an exact task recording NashConv at every evaluation,
-reported as exploitability curves on a log scale."""
+"""The exact track's plumbing: NashConv over a game's stored tree (checked against OpenSpiel's own on Kuhn and
+Leduc poker and a small variant), CFR+'s reference line, and a grid of an exact task recording NashConv at every
+evaluation, reported as exploitability curves on a log scale."""
 
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from open_spiel.python.algorithms import exploitability  # noqa: E402
 from torch import nn  # noqa: E402
 
 from tabletop.train.benchmark import exact, runner  # noqa: E402
+from tabletop.train.benchmark.game_tree import GameTree  # noqa: E402
 from tabletop.train.benchmark.report import write_report  # noqa: E402
 from tabletop.train.benchmark.suite import load_suite, parse_suite  # noqa: E402
 
@@ -36,22 +38,45 @@ class Linear(nn.Module):
         self.action_net = nn.Linear(inputs, actions)
 
 
-def test_a_network_as_an_openspiel_policy_has_the_nash_conv_of_its_probabilities():
-    game = pyspiel.load_game("kuhn_poker")
-    network = Linear(game.observation_tensor_size(), game.num_distinct_actions(), seed=0)
-    policy = exact.network_policy(game, network)
+def softmax_policy(game, weights: np.ndarray) -> policies.TabularPolicy:
+    """OpenSpiel's own tabular policy: the masked softmax of `observation @ weights` at every state."""
     tabular = policies.TabularPolicy(game)
-    for state_key, row in tabular.state_lookup.items():
-        state = tabular.states[row]
-        for action, p in policy.action_probabilities(state).items():
-            tabular.action_probability_array[row, action] = p
-        assert np.isclose(sum(policy.action_probabilities(state).values()), 1.0), state_key
-    assert exploitability.nash_conv(game, policy) == pytest.approx(exploitability.nash_conv(game, tabular))
-    uniform = Linear(game.observation_tensor_size(), game.num_distinct_actions(), seed=0)
-    nn.init.zeros_(uniform.action_net.weight), nn.init.zeros_(uniform.action_net.bias)
-    assert exploitability.nash_conv(game, exact.network_policy(game, uniform)) == pytest.approx(
-        exploitability.nash_conv(game, policies.UniformRandomPolicy(game))
-    )
+    for row, state in enumerate(tabular.states):
+        legal = state.legal_actions()
+        logits = (np.asarray(state.observation_tensor(), dtype=np.float32) @ weights).astype(np.float64)[legal]
+        probabilities = np.exp(logits - logits.max())
+        tabular.action_probability_array[row, :] = 0.0
+        tabular.action_probability_array[row, legal] = probabilities / probabilities.sum()
+    return tabular
+
+
+def linear_weights(game, seed: int) -> np.ndarray:
+    shape = (game.observation_tensor_size(), game.num_distinct_actions())
+    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker"])
+def test_the_tree_nash_conv_is_openspiels(name):
+    game = pyspiel.load_game(name)
+    tree = GameTree(game)
+    weights = linear_weights(game, seed=0)
+    measured = tree.nash_conv(tree.probabilities(lambda observations: observations @ weights))
+    assert measured > 0.01
+    assert measured == pytest.approx(exploitability.nash_conv(game, softmax_policy(game, weights)), abs=1e-9)
+    uniform = tree.nash_conv(tree.probabilities(lambda observations: np.zeros((len(observations), weights.shape[1]))))
+    assert uniform == pytest.approx(exploitability.nash_conv(game, policies.UniformRandomPolicy(game)), abs=1e-9)
+
+
+@pytest.mark.slow
+def test_a_policy_network_on_a_small_variant_has_openspiels_nash_conv():
+    task = load_suite(ROOT / "configs/benchmark/exact.yaml").tasks["chromino_small"]
+    game = exact.openspiel_game(task)
+    weights = linear_weights(game, seed=1)
+    network = Linear(game.observation_tensor_size(), game.num_distinct_actions(), seed=0)
+    with torch.no_grad():
+        network.action_net.weight.copy_(torch.from_numpy(weights.T)), network.action_net.bias.zero_()
+    measured = exact.nash_conv(task, types.SimpleNamespace(policy=network))
+    assert measured == pytest.approx(exploitability.nash_conv(game, softmax_policy(game, weights)), abs=1e-6)
 
 
 def test_cfr_plus_draws_a_falling_reference_line():
