@@ -21,16 +21,30 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from tabletop.agents import Agent
-from tabletop.agents.networks.common import masked
 from tabletop.train.benchmark.families import dqn
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.hyperparameters import NFSP as DEFAULTS
-from tabletop.train.benchmark.families.qlearning import build_network, policy_player
+from tabletop.train.benchmark.families.qlearning import (
+    Inputs,
+    SparseActor,
+    adam,
+    build_network,
+    legal_logits,
+    policy_player,
+    row_argmax,
+    row_log_softmax,
+)
 from tabletop.train.benchmark.vector import TaskVectorEnv
 from tabletop.train.selfplay.config import SELF
+
+
+def cross_entropy(network, obs, masks: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """The mean cross-entropy of `actions` under the masked softmax policy, its head on the legal actions only."""
+    row, action, logits = legal_logits(network, obs, masks)
+    taken = action == actions[row]
+    return -row_log_softmax(row, logits, len(masks))[taken].mean()
 
 
 class Reservoir:
@@ -66,7 +80,8 @@ class NFSPLearner(dqn.DQNLearner):
         super().build()
         p = self.params
         self.average = build_network(self.task.env, p)
-        self.sl_optimizer = torch.optim.Adam(self.average.parameters(), lr=p["sl_learning_rate"])
+        self.sl_optimizer = adam(self.average, lr=p["sl_learning_rate"])
+        self.average_inputs = Inputs(self.average)
         spec = self.average.spec
         self.reservoir = Reservoir(p["reservoir_size"], spec["observation_size"], spec["num_actions"])
         self.best_response = self.rng.random(p["num_envs"]) < p["anticipatory"]  # each game's mode for this deal
@@ -76,7 +91,7 @@ class NFSPLearner(dqn.DQNLearner):
         return {SELF: 1.0}
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot("average", self.average)
+        env.add_snapshot("average", SparseActor(self.average))
 
     def choose(self) -> np.ndarray:
         actions = super().choose()
@@ -84,8 +99,9 @@ class NFSPLearner(dqn.DQNLearner):
         if playing_average.any():
             obs, masks = self.obs[playing_average], self.masks[playing_average]
             with torch.no_grad():
-                logits = masked(self.average(torch.from_numpy(obs)), torch.from_numpy(masks)).double().numpy()
-            actions[playing_average] = (logits + self.rng.gumbel(size=logits.shape)).argmax(axis=1)
+                row, action, logits = legal_logits(self.average, self.average_inputs(obs), torch.from_numpy(masks))
+            keys = logits.double() + torch.from_numpy(self.rng.gumbel(size=len(logits)))  # Gumbel-max, legal only
+            actions[playing_average] = action[row_argmax(row, keys, len(obs))].numpy()
         return actions
 
     def observe(self, actions: np.ndarray, dones: np.ndarray) -> None:
@@ -105,9 +121,12 @@ class NFSPLearner(dqn.DQNLearner):
         rows = self.reservoir.sample(self.params["batch_size"], self.rng)
         if rows is None:
             return
-        obs, masks = torch.from_numpy(self.reservoir.obs[rows]), torch.from_numpy(self.reservoir.mask[rows])
-        logits = masked(self.average(obs), masks)
-        loss = F.cross_entropy(logits, torch.from_numpy(self.reservoir.action[rows]))
+        chosen = rows[self.reservoir.mask[rows].sum(axis=1) > 1]  # a forced move's cross-entropy is 0, its gradient too
+        if not len(chosen):
+            return
+        r = self.reservoir
+        obs, masks = self.average_inputs(r.obs[chosen]), torch.from_numpy(r.mask[chosen])
+        loss = cross_entropy(self.average, obs, masks, torch.from_numpy(r.action[chosen])) * len(chosen) / len(rows)
         self.sl_optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.average.parameters(), self.params["max_grad_norm"])
@@ -127,10 +146,13 @@ class NFSPLearner(dqn.DQNLearner):
             "sl_optimizer": self.sl_optimizer.state_dict(),
             "best_response": torch.from_numpy(self.best_response.copy()),
             "refreshed_at": self.refreshed_at,
+            "average_dense_rows": self.average_inputs.dense,
         }
 
     def load(self, state: dict[str, Any]) -> None:
         super().load(state)
+        if state.get("average_dense_rows", False):
+            self.average_inputs.go_dense()
         self.average.load_state_dict(state["average"])
         self.sl_optimizer.load_state_dict(state["sl_optimizer"])
         self.best_response = state["best_response"].numpy().copy()

@@ -8,10 +8,12 @@ then `n_epochs` passes of `num_minibatches` minibatches minimising
 
     clipped policy loss  +  vf_coef * value loss  -  ent_coef * entropy  +  kl_coef * KL(new || rollout policy)
 
-over legal actions only (illegal logits are masked before every softmax). The KL term is the sample estimate
+over legal actions only (the softmax runs over each row's legal actions; a forced move, one legal action, has
+log-probability 0 and entropy 0, so the actor runs only on the rows with a choice). The KL term is the sample estimate
 `r log r - (r - 1)` of the reverse KL from the rollout's policy (r the probability ratio), as IIG-RL-Benchmark's
 MMD computes it. Actions are drawn by the Gumbel-max trick from the run's numpy generator, so one seed fixes
-every draw; minibatches are shuffled by the same generator.
+every draw; minibatches are shuffled by the same generator. The network reads only what is there
+(qlearning.py's module docstring): the same function as the dense masked network, up to float rounding.
 """
 
 from __future__ import annotations
@@ -25,17 +27,23 @@ import torch
 import torch.nn.functional as F
 
 from tabletop.agents import Agent
-from tabletop.agents.networks.common import masked
+from tabletop.agents.networks.sparse import SparseRows
 from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.hyperparameters import POLICY_GRADIENT as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
+    Inputs,
+    SparseActor,
+    adam,
     build_network,
     check_params,
     export_policy,
+    legal_logits,
     policy_player,
     read_state,
     restore_rng,
     rng_state,
+    row_argmax,
+    row_log_softmax,
     write_state,
 )
 from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
@@ -44,9 +52,40 @@ from tabletop.train.selfplay.config import SELF
 SAVE = "learner.pt"
 
 
-def value_of(network, obs: torch.Tensor) -> torch.Tensor:
+def value_of(network, obs: torch.Tensor | SparseRows) -> torch.Tensor:
     """The critic's value of each observation."""
     return network.value_net(network.mlp_extractor.forward_critic(obs)).squeeze(-1)
+
+
+def legal_policy(
+    network, obs: torch.Tensor | SparseRows, masks: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(rows with a choice, and per legal action of those: its row among them, the action, its log-probability)
+    of the masked softmax policy; the actor runs on the rows with a choice only."""
+    choices = (masks.sum(dim=1) > 1).nonzero().squeeze(1)
+    if not len(choices):
+        none = choices.new_zeros(0)
+        return choices, none, none, torch.zeros(0)
+    row, action, logits = legal_logits(network, obs[choices], masks[choices])
+    return choices, row, action, row_log_softmax(row, logits, len(choices))
+
+
+def ppo_loss(network, b: dict[str, torch.Tensor], p: dict[str, Any]) -> torch.Tensor:
+    """The module docstring's loss on a minibatch `b` (obs, masks, actions, logprobs, advantages, returns)."""
+    choices, row, action, logp_legal = legal_policy(network, b["obs"], b["masks"])
+    taken = action == b["actions"][choices][row]
+    logp = torch.zeros(len(b["actions"])).index_put((choices[row[taken]],), logp_legal[taken])
+    log_ratio = logp - b["logprobs"]
+    ratio = log_ratio.exp()
+    adv = b["advantages"]
+    if len(adv) > 1:
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    clipped = torch.clamp(ratio, 1 - p["clip_range"], 1 + p["clip_range"])
+    policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
+    value_loss = 0.5 * F.mse_loss(value_of(network, b["obs"]), b["returns"])
+    entropy = -(logp_legal.exp() * logp_legal).sum() / len(adv)
+    reverse_kl = (ratio * log_ratio - (ratio - 1)).mean()
+    return policy_loss + p["vf_coef"] * value_loss - p["ent_coef"] * entropy + p["kl_coef"] * reverse_kl
 
 
 class Rollout:
@@ -87,7 +126,8 @@ class PolicyGradientLearner:
         self.rng = np.random.default_rng(seed)
         self.steps = self.snapshot_at = 0
         self.network = build_network(task.env, params)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=params["learning_rate"], eps=1e-5)
+        self.optimizer = adam(self.network, lr=params["learning_rate"], eps=1e-5)
+        self.inputs = Inputs(self.network)
         self.build()
         saved = read_state(self.folder, SAVE, self.family, params)
         if saved is not None:
@@ -116,7 +156,7 @@ class PolicyGradientLearner:
         return env
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot(f"{self.steps}", self.network)  # sampled from its masked softmax
+        env.add_snapshot(f"{self.steps}", SparseActor(self.network))  # sampled from its masked softmax
 
     def after_rollout(self) -> None:
         """Called after every update: a new "self" snapshot when one is due."""
@@ -132,17 +172,21 @@ class PolicyGradientLearner:
             self.after_rollout()
 
     def collect(self) -> None:
-        """One rollout with the current policy."""
+        """One rollout with the current policy: per game a Gumbel-max draw over its legal actions (a forced move
+        draws nothing, its log-probability 0)."""
         r = self.rollout
         for t in range(len(r.obs)):
-            obs, masks = torch.from_numpy(self.obs), torch.from_numpy(self.masks)
+            masks = torch.from_numpy(self.masks)
             with torch.no_grad():
-                logits = masked(self.network(obs), masks)
+                obs = self.inputs(self.obs)
+                choices, row, action, logp = legal_policy(self.network, obs, masks)
                 values = value_of(self.network, obs)
-            logp = torch.log_softmax(logits.double(), dim=1).numpy()
-            actions = (logp + self.rng.gumbel(size=logp.shape)).argmax(axis=1)
+            keys = logp.double() + torch.from_numpy(self.rng.gumbel(size=len(logp)))
+            won = row_argmax(row, keys, len(choices))
+            actions, logprobs = self.masks.argmax(axis=1), np.zeros(len(self.masks), dtype=np.float32)
+            actions[choices.numpy()], logprobs[choices.numpy()] = action[won].numpy(), logp[won].numpy()
             r.obs[t], r.masks[t], r.actions[t] = self.obs, self.masks, actions
-            r.logprobs[t], r.values[t] = logp[np.arange(len(actions)), actions], values.numpy()
+            r.logprobs[t], r.values[t] = logprobs, values.numpy()
             self.obs, rewards, dones, _, _ = self.env.step(actions)
             self.masks = self.env.action_masks()
             r.rewards[t], r.dones[t] = rewards, dones
@@ -152,10 +196,9 @@ class PolicyGradientLearner:
         """`n_epochs` passes over the rollout in shuffled minibatches (module docstring's loss)."""
         p, r = self.params, self.rollout
         with torch.no_grad():
-            last = value_of(self.network, torch.from_numpy(self.obs)).numpy()
+            last = value_of(self.network, self.inputs(self.obs)).numpy()
         advantages, returns = r.advantages(last, p["gamma"], p["gae_lambda"])
         flat = {
-            "obs": r.obs.reshape(-1, r.obs.shape[-1]),
             "masks": r.masks.reshape(-1, r.masks.shape[-1]),
             "actions": r.actions.reshape(-1),
             "logprobs": r.logprobs.reshape(-1),
@@ -163,6 +206,7 @@ class PolicyGradientLearner:
             "returns": returns.reshape(-1),
         }
         batch = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in flat.items()}
+        batch["obs"] = self.inputs(r.obs.reshape(-1, r.obs.shape[-1]))
         size = len(flat["actions"])
         minibatch = max(1, size // p["num_minibatches"])
         for _ in range(p["n_epochs"]):
@@ -173,21 +217,7 @@ class PolicyGradientLearner:
 
     def step_on(self, b: dict[str, torch.Tensor]) -> None:
         p = self.params
-        logits = masked(self.network(b["obs"]), b["masks"])
-        logp_all = torch.log_softmax(logits, dim=1)
-        logp = logp_all.gather(1, b["actions"][:, None]).squeeze(1)
-        log_ratio = logp - b["logprobs"]
-        ratio = log_ratio.exp()
-        adv = b["advantages"]
-        if len(adv) > 1:
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        clipped = torch.clamp(ratio, 1 - p["clip_range"], 1 + p["clip_range"])
-        policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
-        value_loss = 0.5 * F.mse_loss(value_of(self.network, b["obs"]), b["returns"])
-        probs = logp_all.exp()
-        entropy = -(probs * torch.where(b["masks"], logp_all, torch.zeros_like(logp_all))).sum(dim=1).mean()
-        reverse_kl = (ratio * log_ratio - (ratio - 1)).mean()
-        loss = policy_loss + p["vf_coef"] * value_loss - p["ent_coef"] * entropy + p["kl_coef"] * reverse_kl
+        loss = ppo_loss(self.network, b, p)
         self.optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.network.parameters(), p["max_grad_norm"])
@@ -216,9 +246,12 @@ class PolicyGradientLearner:
             "torch_rng": torch.get_rng_state(),
             "network": self.network.state_dict(),
             "optimizer": self.optimizer.state_dict(),
+            "dense_rows": self.inputs.dense,
         }
 
     def load(self, state: dict[str, Any]) -> None:
+        if state.get("dense_rows", False):
+            self.inputs.go_dense()
         self.steps, self.snapshot_at = int(state["steps"]), int(state["snapshot_at"])
         self.rng = restore_rng(state["rng"])
         torch.set_rng_state(state["torch_rng"])

@@ -1,6 +1,12 @@
 """What the value-based families share (dqn, and nfsp's best response): masked Double DQN over a replay of
 learner decisions, the network, parameter checks and the plain save file.
 
+Every family here (and `policy_gradient`'s) reads only what is there, as the `ppo` family's MLP does
+(docs/speed.md): the `mlp` kind's first layers are embedding bags (`BagLinear`) that read each row's nonzero
+inputs (`SparseRows`) while the game's rows are sparse enough for a bag to pay (`Inputs`); heads score legal
+actions only (`legal_logits`); Adam is lazy in the bags' tables (`adam`); the evaluation's player scores one
+observation the same way (`LegalPolicyAgent`). The same function as the dense network, up to float rounding.
+
 The replay keeps each learner decision once (observation and legal mask) with the transition that led into
 it from the same game's previous decision (that decision's slot, the action, the reward, whether the game
 ended there), so an observation is stored once, not twice: the memory is `buffer_size * (observation size
@@ -17,12 +23,15 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from tabletop.agents import PolicyAgent
 from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
-from tabletop.agents.networks.common import masked
 from tabletop.agents.networks.saved import load_plain, saved_policy, write_policy
+from tabletop.agents.networks.sparse import BagLinear, SparseRows, bag_pays, most_active, sparse_rows
+from tabletop.agents.policy_agent import one_thread
 from tabletop.envs import EnvSpec
+from tabletop.train.selfplay.lazy_adam import LazyBagAdam
 
 NETWORK_KEYS = ("network", "hidden", "activation", "width", "blocks")
 
@@ -41,22 +50,151 @@ def check_params(family: str, params: dict[str, Any], defaults: dict[str, Any]) 
 
 def build_network(env: EnvSpec, params: dict[str, Any]) -> ActorCritic:
     """An `ActorCritic` of the params' network kind and sizes; its actor head gives one number per action
-    (a Q-value, or an average policy's logit), so the saved policy file plays and exports like any policy."""
+    (a Q-value, or an average policy's logit), so the saved policy file plays and exports like any policy.
+    The `mlp` kind's first layers are `BagLinear`s, initialised as the dense layers they replace."""
     sizes = {k: params[k] for k in NETWORK_KEYS[1:]}
-    return ActorCritic(network_spec(env, params["network"], **sizes))
+    network = ActorCritic(network_spec(env, params["network"], **sizes))
+    if network.spec["kind"] == "mlp" and network.spec["hidden"]:
+        for trunk in (network.mlp_extractor.policy_net, network.mlp_extractor.value_net):
+            trunk[0] = as_bag(trunk[0])
+    return network
 
 
-def masked_argmax(values: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+def as_bag(dense: nn.Linear) -> BagLinear:
+    """A `BagLinear` holding `dense`'s weights (torch's generator left as it was: the run draws what it drew)."""
+    with torch.random.fork_rng(devices=[]):
+        bag = BagLinear(dense.in_features, dense.out_features)
+    with torch.no_grad():
+        bag.weight.copy_(dense.weight)
+        bag.bias.copy_(dense.bias)
+    return bag
+
+
+def bags(network: nn.Module) -> list[BagLinear]:
+    return [m for m in network.modules() if isinstance(m, BagLinear)]
+
+
+def adam(network: nn.Module, **kwargs) -> LazyBagAdam:
+    """Adam over `network`'s weights, lazy in its bags' tables, with torch's `foreach` kernels."""
+    return LazyBagAdam(network.parameters(), bags(network), foreach=True, **kwargs)
+
+
+class Inputs:
+    """How `networks` (sharing their inputs) read a batch of observations: `SparseRows` while the rows are sparse
+    enough for their bags to pay (`sparse.bag_pays`, the `ppo` family's rule), else dense; from the first batch
+    too dense on, always dense, and the bags keep nn.Linear's layout. `dense` is saved with the run."""
+
+    def __init__(self, *networks: nn.Module):
+        self.bags = [bag for network in networks for bag in bags(network)]
+        self.dense = not self.bags
+
+    def __call__(self, obs: np.ndarray) -> torch.Tensor | SparseRows:
+        batch = torch.from_numpy(obs)
+        if self.dense:
+            return batch
+        if bag_pays(most_active(obs), obs.shape[1]):
+            return sparse_rows(batch)
+        self.go_dense()
+        return batch
+
+    def go_dense(self) -> None:
+        if not self.dense:
+            for bag in self.bags:
+                bag.store_dense()
+        self.dense = True
+
+
+class SparseActor(nn.Module):
+    """A network's actor as a snapshot opponent plays it (a dense batch in, logits out), its bags reading the
+    batch's nonzero inputs while they pay."""
+
+    def __init__(self, network: ActorCritic):
+        super().__init__()
+        self.network = network
+        self.inputs = Inputs(network)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.network(self.inputs(obs.numpy()))
+
+
+def legal_logits(
+    network: nn.Module, features: torch.Tensor | SparseRows, masks: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(row, action, logit) of every legal action of every row, rows in order: the `mlp` kind's head applied to
+    the legal actions only, another kind's logits read at them."""
+    row, action = masks.nonzero(as_tuple=True)
+    head = network.action_net
+    if not isinstance(head, nn.Linear):
+        return row, action, network(features)[row, action]
+    latent = network.mlp_extractor.forward_actor(features)
+    return row, action, (latent[row] * head.weight[action]).sum(dim=1) + head.bias[action]
+
+
+def row_log_softmax(row: torch.Tensor, logits: torch.Tensor, rows: int) -> torch.Tensor:
+    """Each logit's log-probability within its row (the softmax over each row's entries)."""
+    top = torch.full((rows,), -torch.inf, dtype=logits.dtype).scatter_reduce_(0, row, logits.detach(), "amax")
+    shifted = logits - top[row]
+    return shifted - torch.zeros(rows, dtype=logits.dtype).index_add_(0, row, shifted.exp()).log()[row]
+
+
+def row_argmax(row: torch.Tensor, keys: torch.Tensor, rows: int) -> torch.Tensor:
+    """Per row, the index (into `keys`) of its largest key; on a tie the first, as `argmax` picks."""
+    best = torch.full((rows,), -torch.inf, dtype=keys.dtype).scatter_reduce_(0, row, keys, "amax")
+    won = (keys == best[row]).nonzero().squeeze(1)
+    return won[torch.cat([torch.ones(min(len(won), 1), dtype=torch.bool), row[won[1:]] != row[won[:-1]]])]
+
+
+def masked_argmax(network: nn.Module, features: torch.Tensor | SparseRows, masks: torch.Tensor) -> torch.Tensor:
     """Per row, the legal action of highest value."""
-    return masked(values, masks).argmax(dim=1)
+    row, action, values = legal_logits(network, features, masks)
+    return action[row_argmax(row, values, len(masks))]
+
+
+def head_at(network: nn.Module, features: torch.Tensor | SparseRows, actions: torch.Tensor) -> torch.Tensor:
+    """Each row's value of its one action in `actions` (the `mlp` kind's head on that action only)."""
+    head = network.action_net
+    if not isinstance(head, nn.Linear):
+        return network(features).gather(1, actions[:, None]).squeeze(1)
+    latent = network.mlp_extractor.forward_actor(features)
+    return (latent * head.weight[actions]).sum(dim=1) + head.bias[actions]
 
 
 def policy_player(network: ActorCritic, env: EnvSpec, name: str, seed: int | None, sample: bool) -> PolicyAgent:
     """A frozen copy of `network` as a player at the task's table: its masked argmax, or a sample from its masked
     softmax with a seeded generator."""
-    agent = PolicyAgent(copy.deepcopy(network).eval(), name=name, seed=seed, sample=sample)
+    agent = LegalPolicyAgent(copy.deepcopy(network).eval(), name=name, seed=seed, sample=sample)
     agent.observation_options = env.definition.observer_options(env.kwargs)
     return agent
+
+
+class LegalPolicyAgent(PolicyAgent):
+    """`PolicyAgent`'s choice (and its draws from the generator) with the `mlp` kind's bags reading the
+    observation's nonzero inputs and its head scoring the legal actions only: a few hundred of Kings Cribbage's
+    5,098 actions' weights read per move, not all of them."""
+
+    def __init__(self, policy: nn.Module, name: str = "ppo", seed: int | None = None, sample: bool = False):
+        super().__init__(policy, name, seed, sample)
+        self.sparse = bool(bags(policy))
+
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
+        legal = np.flatnonzero(action_mask)
+        policy = self.policy
+        if observation is None or not len(legal) or not isinstance(policy.action_net, nn.Linear):
+            return super().act(observation, action_mask, view)
+        noise = None if self.rng is None else self.rng.gumbel(size=len(action_mask))
+        if len(legal) == 1:
+            return int(legal[0])
+        obs = np.asarray(observation, dtype=np.float32)[None]
+        with torch.no_grad(), one_thread(torch):
+            features = torch.from_numpy(obs)
+            if self.sparse and bag_pays(most_active(obs), obs.shape[1]):
+                features = sparse_rows(features)
+            latent = policy.mlp_extractor.forward_actor(features)[0]
+            head = policy.action_net
+            logits = torch.addmv(head.bias[legal], head.weight[legal], latent).double().numpy()
+        if noise is not None:  # Gumbel-max over the legal actions, drawn as choose_action draws it
+            logits = logits + noise[legal]
+        return int(legal[np.argmax(logits)])
 
 
 class DecisionReplay:
@@ -116,12 +254,13 @@ class DoubleDQN:
         self.params = params
         self.q = build_network(env, params)
         self.target = copy.deepcopy(self.q).requires_grad_(False)
-        self.optimizer = torch.optim.Adam(self.q.parameters(), lr=params["learning_rate"])
+        self.optimizer = adam(self.q, lr=params["learning_rate"])
+        self.inputs = Inputs(self.q, self.target)
 
     def act(self, obs: np.ndarray, masks: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
         """Per game, the legal action of highest Q, or with probability `epsilon` a uniform legal one."""
         with torch.no_grad():
-            greedy = masked_argmax(self.q(torch.from_numpy(obs)), torch.from_numpy(masks)).numpy()
+            greedy = masked_argmax(self.q, self.inputs(obs), torch.from_numpy(masks)).numpy()
         explore = rng.random(len(obs)) < epsilon
         if explore.any():
             noise = np.where(masks[explore], rng.random(masks[explore].shape), -1.0)
@@ -130,31 +269,40 @@ class DoubleDQN:
 
     def update(self, replay: DecisionReplay, slots: np.ndarray) -> float:
         """One gradient step on the transitions into `slots`; the Huber loss."""
-        gamma = self.params["gamma"]
-        obs = torch.from_numpy(replay.obs[replay.prev[slots]])
-        actions = torch.from_numpy(replay.action[slots])
-        rewards = torch.from_numpy(replay.reward[slots])
-        alive = torch.from_numpy(~replay.done[slots]).float()
-        next_obs, next_masks = torch.from_numpy(replay.obs[slots]), torch.from_numpy(replay.mask[slots])
-        with torch.no_grad():
-            best = masked_argmax(self.q(next_obs), next_masks)
-            next_value = self.target(next_obs).gather(1, best[:, None]).squeeze(1)
-            target = rewards + gamma * alive * next_value
-        value = self.q(obs).gather(1, actions[:, None]).squeeze(1)
-        loss = F.smooth_l1_loss(value, target)
+        loss = self.loss(replay, slots)
         self.optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.q.parameters(), self.params["max_grad_norm"])
         self.optimizer.step()
         return float(loss.detach())
 
+    def loss(self, replay: DecisionReplay, slots: np.ndarray) -> torch.Tensor:
+        """The Huber loss of the Q-values of the transitions into `slots` against their Double DQN targets."""
+        gamma = self.params["gamma"]
+        obs = self.inputs(replay.obs[replay.prev[slots]])
+        actions = torch.from_numpy(replay.action[slots])
+        rewards = torch.from_numpy(replay.reward[slots])
+        alive = torch.from_numpy(~replay.done[slots]).float()
+        next_obs, next_masks = self.inputs(replay.obs[slots]), torch.from_numpy(replay.mask[slots])
+        with torch.no_grad():
+            best = masked_argmax(self.q, next_obs, next_masks)
+            target = rewards + gamma * alive * head_at(self.target, next_obs, best)
+        return F.smooth_l1_loss(head_at(self.q, obs, actions), target)
+
     def sync_target(self) -> None:
         self.target.load_state_dict(self.q.state_dict())
 
     def state(self) -> dict[str, Any]:
-        return {"q": self.q.state_dict(), "target": self.target.state_dict(), "optimizer": self.optimizer.state_dict()}
+        return {
+            "q": self.q.state_dict(),
+            "target": self.target.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "dense_rows": self.inputs.dense,
+        }
 
     def load(self, state: dict[str, Any]) -> None:
+        if state.get("dense_rows", False):
+            self.inputs.go_dense()
         self.q.load_state_dict(state["q"])
         self.target.load_state_dict(state["target"])
         self.optimizer.load_state_dict(state["optimizer"])
