@@ -416,6 +416,15 @@ def opening_narrow(faces, sizes, points, n: int, action: int) -> tuple[np.ndarra
     return actions, lengths, move_points
 
 
+@numba.njit(cache=True, inline="always")
+def _nothing_across(cell_rows, empties: int) -> bool:
+    """Whether none of a window's empty cells has a tile beside it across (their `_cross_gains` row is 0)."""
+    for i in range(empties):
+        if cell_rows[i]:
+            return False
+    return True
+
+
 @numba.njit(cache=True)
 def generate_moves(
     values,
@@ -478,20 +487,34 @@ def generate_moves(
     actions, lengths, points = _move_rows(bound)
     faces = np.empty(MAX_HAND, dtype=np.int64)
     m = 0
+    first_action = label[:faces_held] * (n * n)  # by face index: its place action at cell 0
     for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
         w, c = pair_window[k], pair_combo[k]
         empties = windows[w, EMPTIES]
+        if _nothing_across(rows[w], empties):  # every ordering is a move, scoring the main hand alone
+            for r in range(start[c], start[c] + count[c]):
+                for i in range(empties):
+                    actions[m, i] = first_action[orderings[r, i]] + cells[w, i]
+                for i in range(empties, MAX_HAND):
+                    actions[m, i] = -1
+                lengths[m], points[m] = empties, pair_points[k]
+                m += 1
+            continue
         for r in range(start[c], start[c] + count[c]):
-            gained = 0
-            for i in range(empties):
+            score, valid = pair_points[k], True
+            for i in range(empties):  # written in place; the row is kept only if every tile is allowed
                 f = orderings[r, i]
-                if gains[rows[w, i], f] < 0:  # BLOCKED across: stop at the first such tile
-                    gained = -1
+                gain = gains[rows[w, i], f]
+                if gain < 0:  # BLOCKED across: stop at the first such tile
+                    valid = False
                     break
-                faces[i] = label[f]
-                gained += gains[rows[w, i], f]
-            if gained >= 0:
-                m = _emit(actions, lengths, points, m, faces, cells, w, empties, pair_points[k] + gained, n * n)
+                score += gain
+                actions[m, i] = first_action[f] + cells[w, i]
+            if valid:
+                for i in range(empties, MAX_HAND):
+                    actions[m, i] = -1
+                lengths[m], points[m] = empties, score
+                m += 1
     if not first:  # one-tile moves: a valid hand along or across the cell, none invalid
         cell = np.empty((1, 1), dtype=np.int64)
         for r in range(n):
@@ -541,43 +564,64 @@ def narrow(actions, lengths, points, depth: int, action: int) -> tuple[np.ndarra
     return kept_actions, kept_lengths, kept_points
 
 
+@numba.njit(cache=True, inline="always")
+def _row(rows, every: bool, k: int) -> int:
+    """The k-th move looked at: row k of the moves (`every`), else row `rows[k]`."""
+    return k if every else rows[k]
+
+
 @numba.njit(cache=True)
 def place_step(
-    actions, lengths, points, depth: int, action: int, mask, commit: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The tiles-mode place step in one call: `narrow`, then `mark_legal` at `depth + 1` on the kept moves (the
-    mask and the legal actions of the position after it are always read next, by the driver and the check of
-    the following action). Returns the kept moves and those legal actions."""
-    kept_actions, kept_lengths, kept_points = narrow(actions, lengths, points, depth, action)
-    legal = mark_legal(mask, kept_actions, kept_lengths, depth + 1, commit)
-    return kept_actions, kept_lengths, kept_points, legal
+    actions, lengths, rows, every: bool, depth: int, action: int, mask, commit: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles-mode place step in one call, on the moves extending the pending tiles (every move, or the rows
+    `rows`, ascending): the rows whose place action at `depth` is `action`, then `mark_legal` at `depth + 1` on
+    them (the mask and the legal actions after a step are always read next, by the driver and the check of the
+    following action). Returns those rows and legal actions: two arrays, not the moves written out."""
+    looked = len(lengths) if every else len(rows)
+    keep = 0
+    for k in range(looked):
+        keep += actions[_row(rows, every, k), depth] == action
+    kept = np.empty(keep, dtype=np.int64)
+    m = 0
+    for k in range(looked):
+        row = _row(rows, every, k)
+        if actions[row, depth] == action:
+            kept[m] = row
+            m += 1
+    return kept, mark_legal(mask, actions, lengths, kept, False, depth + 1, commit)
 
 
 @numba.njit(cache=True)
-def complete_points(lengths, points, depth: int) -> int:
-    """The points of the move that the `depth` pending tiles complete (moves are distinct sets of place actions,
-    so at most one has that length among the moves extending them), or -1 where none does."""
-    for k in range(len(lengths)):
-        if lengths[k] == depth:
-            return points[k]
+def complete_points(lengths, points, rows, every: bool, depth: int) -> int:
+    """The points of the move that the `depth` pending tiles complete among the moves extending them (every
+    move, or the rows `rows`): moves are distinct sets of place actions, so at most one has that length. -1
+    where none does."""
+    for k in range(len(lengths) if every else len(rows)):
+        row = _row(rows, every, k)
+        if lengths[row] == depth:
+            return points[row]
     return -1
 
 
 @numba.njit(cache=True)
-def mark_legal(mask, actions, lengths, depth: int, commit: int) -> np.ndarray:
-    """Into the zeroed `mask`: every move's place action at `depth`, and `commit` where a move is complete.
-    Returns the actions marked, ascending (read from the moves, not from a scan of the whole mask)."""
-    found = np.empty(len(lengths) + 1, dtype=np.int64)
+def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: int) -> np.ndarray:
+    """Into the zeroed `mask`: the place action at `depth` of every move looked at (every move, or the rows
+    `rows`), and `commit` where one is complete. Returns the actions marked, ascending (read from the moves,
+    not from a scan of the whole mask)."""
+    looked = len(lengths) if every else len(rows)
+    found = np.empty(looked + 1, dtype=np.int64)
     count = 0
     complete = False
-    for k in range(len(lengths)):
-        if lengths[k] > depth:
-            action = actions[k, depth]
+    for k in range(looked):
+        row = _row(rows, every, k)
+        if lengths[row] > depth:
+            action = actions[row, depth]
             if not mask[action]:
                 mask[action] = 1
                 found[count] = action
                 count += 1
-        elif depth and lengths[k] == depth:
+        elif depth and lengths[row] == depth:
             complete = True
     found[:count].sort()
     if complete:  # after every place action

@@ -71,14 +71,70 @@ class MoveSet:
     def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
         """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete.
         Returns those actions, ascending."""
-        return kernels.mark_legal(mask, self.actions, self.lengths, depth, commit)
+        return kernels.mark_legal(mask, self.actions, self.lengths, _EVERY, True, depth, commit)
 
-    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
-        """`narrow(depth, action)`, with its `mark(mask, depth + 1, commit)` in the same call."""
-        actions, lengths, points, legal = kernels.place_step(
-            self.actions, self.lengths, self.points, depth, action, mask, commit
-        )
-        return MoveSet(actions, lengths, points), legal
+    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
+        """`narrow(depth, action)` (as rows of these moves), with its `mark(mask, depth + 1, commit)`."""
+        rows, legal = kernels.place_step(self.actions, self.lengths, _EVERY, True, depth, action, mask, commit)
+        return Narrowed(self, rows), legal
+
+    def complete_points(self, depth: int) -> int:
+        """The points of the move of `depth` tiles (these moves extend the same `depth` tiles), or -1 if none."""
+        return kernels.complete_points(self.lengths, self.points, _EVERY, True, depth)
+
+
+_EVERY = np.zeros(0, dtype=np.int64)  # the rows of a kernel that looks at every move
+
+
+class Narrowed:
+    """Some moves of a `MoveSet`, as its `rows` (ascending): what the place steps of a turn keep. A step
+    narrows rows to rows, one array out of the kernel; anything that reads the moves gets them written out once."""
+
+    __slots__ = ("base", "rows", "_written")
+
+    def __init__(self, base: MoveSet, rows: np.ndarray) -> None:
+        self.base, self.rows, self._written = base, rows, None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def moves(self) -> MoveSet:
+        """These moves written out, in their order."""
+        if self._written is None:
+            base, rows = self.base, self.rows
+            self._written = MoveSet(base.actions[rows], base.lengths[rows], base.points[rows])
+        return self._written
+
+    @property
+    def actions(self) -> np.ndarray:
+        return self.moves.actions
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.moves.lengths
+
+    @property
+    def points(self) -> np.ndarray:
+        return self.moves.points
+
+    def narrow(self, depth: int, action: int) -> MoveSet:
+        """`MoveSet.narrow`."""
+        return self.moves.narrow(depth, action)
+
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
+        """`MoveSet.mark`."""
+        return kernels.mark_legal(mask, self.base.actions, self.base.lengths, self.rows, False, depth, commit)
+
+    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
+        """`MoveSet.place_step`: rows of the same moves."""
+        base = self.base
+        rows, legal = kernels.place_step(base.actions, base.lengths, self.rows, False, depth, action, mask, commit)
+        return Narrowed(base, rows), legal
+
+    def complete_points(self, depth: int) -> int:
+        """`MoveSet.complete_points`."""
+        return kernels.complete_points(self.base.lengths, self.base.points, self.rows, False, depth)
 
 
 class Opening:
@@ -125,7 +181,9 @@ class Opening:
         kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
         return None
 
-    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+    def place_step(
+        self, depth: int, action: int, mask: np.ndarray, commit: int
+    ) -> tuple[MoveSet | Narrowed, np.ndarray]:
         """`MoveSet.place_step`: at depth 0 the narrowing from the orderings, deeper from the moves written out."""
         if depth:
             return self._moves.place_step(depth, action, mask, commit)

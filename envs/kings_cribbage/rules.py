@@ -22,7 +22,7 @@ from tabletop.envs.core.chance import Chance, SeededChance, as_chance
 from tabletop.envs.core.params import int_range, is_int
 from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
-from tabletop.envs.kings_cribbage import kernels, movegen, saved
+from tabletop.envs.kings_cribbage import movegen, saved
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
 from tabletop.envs.kings_cribbage.movegen import MoveSet, Opening, generate_moves, turn_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
@@ -427,7 +427,7 @@ class KingsCribbageState(BaseState):
         """Points the pending tiles would score if committed now, or None if they are not a legal move."""
         if self.moves is None or not self.pending:
             return None
-        points = kernels.complete_points(self.alive.lengths, self.alive.points, len(self.pending))
+        points = self.alive.complete_points(len(self.pending))
         return None if points < 0 else points
 
     # --- words ------------------------------------------------------------------------------------

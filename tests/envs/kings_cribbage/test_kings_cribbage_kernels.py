@@ -21,11 +21,13 @@ from oracles.kings_cribbage_offer import offered_moves as oracle_offer
 from oracles.kings_cribbage_rack import template as oracle_template
 
 from tabletop.envs.kings_cribbage import kernels
-from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves
+from tabletop.envs.kings_cribbage.actions import tiles_layout
+from tabletop.envs.kings_cribbage.movegen import MoveSet, generate_moves, turn_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.rack import _TEMPLATES, KIND_FACES, _template, rack_options, rack_template
 from tabletop.envs.kings_cribbage.rules import KingsCribbageGame
 from tabletop.envs.kings_cribbage.tiles import NUM_KINDS, RACK_SIZE
+from tabletop.envs.openspiel import SMALL
 
 POSITIONS = int(os.environ.get("KC_DIFF_POSITIONS", "600"))
 CONFIGS = (
@@ -37,6 +39,8 @@ CONFIGS = (
     {"board_size": 5},
     {"board_size": 26, "num_players": 3, "action_mode": "moves"},
     {"num_players": 4, "board_size": 11},
+    dict(SMALL["kings_cribbage_small"][1], box=[3, 4, 9, 9, 10]),  # the 3x3 board, racks of 2, a box of 5 tiles
+    {"board_size": 3, "rack_size": 2, "box": [3, 4, 9, 9, 10]},
 )
 
 
@@ -94,11 +98,52 @@ def test_moves_and_offers_match_the_numpy_code_on_random_positions():
     assert checked == POSITIONS
 
 
-@pytest.mark.parametrize("config", [{}, {"num_players": 4, "board_size": 7}, {"board_size": 5}])
+@pytest.mark.parametrize("count", [2_000, pytest.param(100_000, marks=pytest.mark.slow)])
+def test_a_turns_moves_and_first_mask_match_the_numpy_code(count):
+    """What a turn starts from: its moves in both orders, the first mask and legal actions marked in the same
+    pass, and the mask or offer the state shows its mover, against the numpy generator and rules, at every turn
+    of seeded random games over the configurations above (both modes; the small variant's board of 3)."""
+    checked = 0
+    for state, rack, where in _positions(count):
+        game, size = state.game, state.game.board_size
+        layout = tiles_layout(size)
+        commit = layout.start("commit")
+        for ordered in (False, True):
+            expected = oracle_moves(state.values, state.colours, rack, ordered)
+            mask = np.zeros(layout.num_actions, dtype=np.int8)
+            moves, legal = turn_moves(state.values, state.colours, rack, ordered, mask)
+            _assert_same(moves, expected, f"{where} ordered={ordered}")
+            first = rules_oracle.place_mask(expected, 0, layout.num_actions, commit)
+            if legal is None:  # no move, or the opening, whose first actions come from its orderings
+                assert not mask.any(), where
+                legal = moves.mark(mask, 0, commit) if len(moves) else np.flatnonzero(mask)
+            np.testing.assert_array_equal(mask, first, err_msg=f"{where} ordered={ordered}")
+            np.testing.assert_array_equal(legal if legal is not None else np.flatnonzero(mask), np.flatnonzero(first))
+        if rack == state.racks[state.current] and len(expected):  # what the mover is shown
+            if game.moves_mode:
+                _assert_same(state.offered, oracle_offer(expected, rack, size, game.max_moves), f"{where} offer")
+            else:
+                np.testing.assert_array_equal(state.legal_action_mask(), first, err_msg=where)
+                np.testing.assert_array_equal(state.legal_actions(), np.flatnonzero(first), err_msg=where)
+        checked += 1
+    assert checked == count
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"num_players": 4, "board_size": 7},
+        {"board_size": 5},
+        {"board_size": 3, "rack_size": 2, "box": [3, 4, 9, 9, 10]},
+    ],
+)
 def test_sub_steps_narrow_and_mask_as_the_numpy_rules_did(config):
     game = KingsCribbageGame(**config)
     checked = 0
-    for seed in range(max(6, POSITIONS // 100)):  # CI: 6 games; the large check: 1,000
+    for seed in range(10**6):  # CI: 6 games (more on the smallest board); the large check: 1,000
+        if seed >= max(6, POSITIONS // 100) and checked >= 100:
+            break
         rng = np.random.default_rng(seed)
         state = game.new_initial_state(rng)
         while not state.is_terminal():
