@@ -27,7 +27,8 @@ def candidates(tuning: dict[str, Any], out: Path) -> list[tuple[str, int, dict[s
     """(family, index, overrides, job) for every candidate of the tuning file."""
     base = yaml.safe_load(Path(tuning["suite"]).read_text())
     name = tuning["task"]
-    body = {**base["tasks"][name], "budget": tuning["budget"], "eval_every": tuning["eval_every"]}
+    # the final score chooses; the absolute metric, a re-evaluation of the best checkpoint, is not needed here
+    body = {**base["tasks"][name], "budget": tuning["budget"], "eval_every": tuning["eval_every"], "absolute_factor": 0}
     found = []
     for family, overrides_list in tuning["candidates"].items():
         for k, overrides in enumerate(overrides_list):
