@@ -64,6 +64,14 @@ class Snapshot(nn.Module):
         self.action_net = copy.deepcopy(module).cpu().eval().requires_grad_(False)
 
 
+def frozen(module: nn.Module) -> nn.Module:
+    """A frozen copy of `module` as the batched opponents call it: one that scores legal actions itself (its
+    `legal_head`, as `families.qlearning.MlpSnapshot`) as it is, any other in `Snapshot`'s layout."""
+    if getattr(module, "legal_head", False):
+        return copy.deepcopy(module).cpu().eval().requires_grad_(False)
+    return Snapshot(module)
+
+
 class TaskVectorEnv(VectorEnv):
     """`num_envs` games of one task as a gymnasium VectorEnv (the module docstring states the conventions).
 
@@ -94,7 +102,7 @@ class TaskVectorEnv(VectorEnv):
         if not self.cooperative and not any(w > 0 for w in self.opponents.values()):
             raise ValueError(f"task {task.name}: learner_seats 'one' needs opponents with a positive weight")
         self.max_snapshots = max_snapshots
-        self._snapshots: OrderedDict[str, tuple[Snapshot, bool]] = OrderedDict()
+        self._snapshots: OrderedDict[str, tuple[nn.Module, bool]] = OrderedDict()
         probe = task.env.make_raw()
         agent = probe.possible_agents[0]
         self._spaces = (probe.observation_space(agent)["observation"], probe.action_space(agent))
@@ -161,7 +169,7 @@ class TaskVectorEnv(VectorEnv):
         with its own seeded generator (the argmax when `greedy`). Takes effect from each game's next deal; the
         oldest snapshot goes when more than `max_snapshots` are kept. A name already used replaces that
         snapshot."""
-        snapshot = Snapshot(module)
+        snapshot = frozen(module)
         self._snapshots.pop(name, None)
         self._snapshots[name] = (snapshot, greedy)
         while len(self._snapshots) > self.max_snapshots:
@@ -182,7 +190,7 @@ class TaskVectorEnv(VectorEnv):
             if game.pool is not None:
                 game.pool.snapshots.clear()
         for name, (module, count) in members.items():
-            snapshot = Snapshot(module)
+            snapshot = frozen(module)
             for copy_index in range(count):
                 self._snapshots[f"{name}#{copy_index}"] = (snapshot, False)
                 self._join(f"{name}#{copy_index}", snapshot, False)
@@ -206,7 +214,7 @@ class TaskVectorEnv(VectorEnv):
     def _pool(self, seed: int) -> OpponentPool:
         return OpponentPool(self.task.env, self.opponents, self.max_snapshots, {}, *self._spaces, seed=seed)
 
-    def _join(self, name: str, snapshot: Snapshot, greedy: bool) -> None:
+    def _join(self, name: str, snapshot: nn.Module, greedy: bool) -> None:
         for game in self._batched.games:
             if game.pool is not None:
                 game.pool.snapshots.pop(name, None)

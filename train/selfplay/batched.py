@@ -230,10 +230,11 @@ class BatchedSelfPlayEnv(VecEnv):
                 observation_for(opponent, game.aec, game.state, game.state.current_player, out=obs[row])
                 masks[row] = game.state.legal_action_mask()
             rngs = [opponent.rng for _, opponent in members]
-            if isinstance(policy, MlpPolicy) and not policy.dense_rows and bag_pays(most_active(obs), obs.shape[1]):
+            legal_head = isinstance(policy, MlpPolicy) or getattr(policy, "legal_head", False)  # or a benchmark MLP's
+            if legal_head and not policy.dense_rows and bag_pays(most_active(obs), obs.shape[1]):
                 chosen = _legal_choice(policy, obs, masks, rngs)
             else:
-                if isinstance(policy, MlpPolicy):
+                if legal_head:
                     policy.store_dense()
                 chosen = _masked_choice(self._snapshot_logits(policy, obs, masks), masks, rngs)  # a draw every row
             moves += [(game, int(a)) for (game, _), a in zip(members, chosen)]

@@ -16,6 +16,7 @@ from tabletop.agents.networks.actor_critic import ActorCritic
 from tabletop.agents.networks.common import masked
 from tabletop.agents.networks.sparse import BagLinear, SparseRows
 from tabletop.envs import EnvSpec
+from tabletop.train.benchmark import vector
 from tabletop.train.benchmark.families.hyperparameters import DQN, MMD
 from tabletop.train.benchmark.families.nfsp import cross_entropy
 from tabletop.train.benchmark.families.policy_gradient import ppo_loss
@@ -23,10 +24,12 @@ from tabletop.train.benchmark.families.qlearning import (
     DecisionReplay,
     DoubleDQN,
     Inputs,
-    SparseActor,
+    MlpSnapshot,
     build_network,
     policy_player,
+    snapshot,
 )
+from tabletop.train.selfplay import batched
 
 CHROMINO_SMALL = EnvSpec("chromino_v1", {"num_players": 2, "box": [7, 30, 52, 66], "hand_size": 2, "grid_size": 5})
 ROWS = 64
@@ -164,12 +167,16 @@ def test_a_double_dqn_step_is_the_dense_one():
     assert_same(dict(dqn.q.named_parameters()), dict(q.named_parameters()))
 
 
-def test_snapshots_and_rows_too_dense_for_the_bag_give_the_dense_logits(network):
-    obs, _ = batch(network, seed=6)
+def test_snapshots_and_rows_too_dense_for_the_bag_give_the_dense_choices(network):
+    obs, masks = batch(network, seed=6)
     twin = dense_twin(network)
     expected = twin(torch.from_numpy(obs))
+    frozen = vector.frozen(snapshot(network))
+    assert isinstance(frozen, MlpSnapshot) and frozen.legal_head
+    greedy = masked(expected, torch.from_numpy(masks)).argmax(dim=1).numpy()
+    assert np.array_equal(batched._legal_choice(frozen, obs, masks, [None] * ROWS), greedy)  # the head on legal only
     with torch.no_grad():
-        assert torch.allclose(SparseActor(network)(torch.from_numpy(obs)), expected, atol=1e-5)
+        assert torch.allclose(frozen(torch.from_numpy(obs)), expected, atol=1e-5)
         full = np.ones_like(obs)  # every input active: the bag does not pay, and the rows stay dense from then on
         inputs = Inputs(network)
         assert isinstance(inputs(full), torch.Tensor) and isinstance(inputs(obs), torch.Tensor) and inputs.dense

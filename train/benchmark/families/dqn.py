@@ -24,7 +24,6 @@ from tabletop.train.benchmark.families.hyperparameters import DQN as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
     DecisionReplay,
     DoubleDQN,
-    SparseActor,
     check_params,
     export_policy,
     linear_epsilon,
@@ -32,6 +31,7 @@ from tabletop.train.benchmark.families.qlearning import (
     read_state,
     restore_rng,
     rng_state,
+    snapshot,
     write_state,
 )
 from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
@@ -85,7 +85,7 @@ class DQNLearner:
         return env
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot(f"{self.steps}", SparseActor(self.dqn.q), greedy=True)  # a Q-network's policy: its argmax
+        env.add_snapshot(f"{self.steps}", snapshot(self.dqn.q), greedy=True)  # a Q-network's policy: its argmax
 
     def choose(self) -> np.ndarray:
         epsilon = linear_epsilon(self.params, self.steps, self.task.budget)

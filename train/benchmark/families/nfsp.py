@@ -28,13 +28,13 @@ from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.hyperparameters import NFSP as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
     Inputs,
-    SparseActor,
     adam,
     build_network,
     legal_logits,
     policy_player,
     row_argmax,
     row_log_softmax,
+    snapshot,
 )
 from tabletop.train.benchmark.vector import TaskVectorEnv
 from tabletop.train.selfplay.config import SELF
@@ -91,7 +91,7 @@ class NFSPLearner(dqn.DQNLearner):
         return {SELF: 1.0}
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot("average", SparseActor(self.average))
+        env.add_snapshot("average", snapshot(self.average))
 
     def choose(self) -> np.ndarray:
         actions = super().choose()

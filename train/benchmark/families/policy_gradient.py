@@ -32,7 +32,6 @@ from tabletop.train.benchmark.families.base import Task
 from tabletop.train.benchmark.families.hyperparameters import POLICY_GRADIENT as DEFAULTS
 from tabletop.train.benchmark.families.qlearning import (
     Inputs,
-    SparseActor,
     adam,
     build_network,
     check_params,
@@ -44,6 +43,7 @@ from tabletop.train.benchmark.families.qlearning import (
     rng_state,
     row_argmax,
     row_log_softmax,
+    snapshot,
     write_state,
 )
 from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
@@ -156,7 +156,7 @@ class PolicyGradientLearner:
         return env
 
     def add_snapshot(self, env: TaskVectorEnv) -> None:
-        env.add_snapshot(f"{self.steps}", SparseActor(self.network))  # sampled from its masked softmax
+        env.add_snapshot(f"{self.steps}", snapshot(self.network))  # sampled from its masked softmax
 
     def after_rollout(self) -> None:
         """Called after every update: a new "self" snapshot when one is due."""

@@ -27,7 +27,7 @@ import numpy as np
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
 from tabletop.train.benchmark.families.hyperparameters import PSRO as DEFAULTS
 from tabletop.train.benchmark.families.policy_gradient import PolicyGradientFamily, PolicyGradientLearner
-from tabletop.train.benchmark.families.qlearning import SparseActor, build_network, policy_player
+from tabletop.train.benchmark.families.qlearning import build_network, policy_player, snapshot
 from tabletop.train.benchmark.scoring import paired_deals
 from tabletop.train.benchmark.vector import TaskVectorEnv, run_seed
 from tabletop.train.selfplay.config import SELF
@@ -83,7 +83,7 @@ class PSROLearner(PolicyGradientLearner):
         """The env's opponents become the population, each member in its share of the slots."""
         counts = shares(self.meta, self.params["mixture_slots"])
         networks = [self.member(i) for i in range(len(self.members))]
-        env.set_mixture({f"member{i}": (SparseActor(networks[i]), int(c)) for i, c in enumerate(counts) if c > 0})
+        env.set_mixture({f"member{i}": (snapshot(networks[i]), int(c)) for i, c in enumerate(counts) if c > 0})
 
     def member(self, i: int):
         network = build_network(self.task.env, self.params)

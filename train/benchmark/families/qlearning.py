@@ -104,17 +104,35 @@ class Inputs:
         self.dense = True
 
 
-class SparseActor(nn.Module):
-    """A network's actor as a snapshot opponent plays it (a dense batch in, logits out), its bags reading the
-    batch's nonzero inputs while they pay."""
+class MlpSnapshot(nn.Module):
+    """A network's actor as the batched opponents play it (train/selfplay/batched.py, `legal_head`), as they play
+    the `ppo` family's MLP: its bags read the rows' nonzero inputs while they pay, its head scores the legal
+    actions only, and a forced move is not computed."""
+
+    legal_head = True
 
     def __init__(self, network: ActorCritic):
         super().__init__()
-        self.network = network
-        self.inputs = Inputs(network)
+        self.mlp_extractor, self.action_net = network.mlp_extractor, network.action_net
+        self.inputs = Inputs(self)
+
+    @property
+    def dense_rows(self) -> bool:
+        return self.inputs.dense
+
+    def extract_features(self, obs: torch.Tensor) -> SparseRows:
+        return sparse_rows(obs)
+
+    def store_dense(self) -> None:
+        self.inputs.go_dense()
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.network(self.inputs(obs.numpy()))
+        return self.action_net(self.mlp_extractor.forward_actor(obs))
+
+
+def snapshot(network: ActorCritic) -> nn.Module:
+    """What the learner adds to the opponents' pool: an `MlpSnapshot` of a network with bags, else the network."""
+    return MlpSnapshot(network) if bags(network) and isinstance(network.action_net, nn.Linear) else network
 
 
 def legal_logits(
