@@ -86,41 +86,52 @@ class MoveSet:
 _EVERY = np.zeros(0, dtype=np.int64)  # the rows of a kernel that looks at every move
 
 
-class Narrowed:
+class _WrittenOnRead:
+    """Moves kept in a compact form that writes them out as a `MoveSet` (`written`, once) when read whole."""
+
+    __slots__ = ()
+
+    @property
+    def written(self) -> MoveSet:
+        raise NotImplementedError
+
+    @property
+    def actions(self) -> np.ndarray:
+        return self.written.actions
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.written.lengths
+
+    @property
+    def points(self) -> np.ndarray:
+        return self.written.points
+
+
+class Narrowed(_WrittenOnRead):
     """Some moves of a `MoveSet`, as its `rows` (ascending): what the place steps of a turn keep. A step
-    narrows rows to rows, one array out of the kernel; anything that reads the moves gets them written out once."""
+    narrows rows to rows, one array out of the kernel."""
 
     __slots__ = ("base", "rows", "_written")
 
     def __init__(self, base: MoveSet, rows: np.ndarray) -> None:
-        self.base, self.rows, self._written = base, rows, None
+        self.base, self.rows = base, rows
+        self._written: MoveSet | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
 
     @property
-    def moves(self) -> MoveSet:
+    def written(self) -> MoveSet:
         """These moves written out, in their order."""
         if self._written is None:
             base, rows = self.base, self.rows
             self._written = MoveSet(base.actions[rows], base.lengths[rows], base.points[rows])
         return self._written
 
-    @property
-    def actions(self) -> np.ndarray:
-        return self.moves.actions
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return self.moves.lengths
-
-    @property
-    def points(self) -> np.ndarray:
-        return self.moves.points
-
     def narrow(self, depth: int, action: int) -> MoveSet:
         """`MoveSet.narrow`."""
-        return self.moves.narrow(depth, action)
+        return self.written.narrow(depth, action)
 
     def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
         """`MoveSet.mark`."""
@@ -137,7 +148,7 @@ class Narrowed:
         return kernels.complete_points(self.base.lengths, self.base.points, self.rows, False, depth)
 
 
-class Opening:
+class Opening(_WrittenOnRead):
     """The unordered moves of the first turn, kept as the rack's valid orderings: each ordering laid on every
     line is a move (35-42k on the 13x13 board, ~1.2 ms to write out, most of a random game's move generation).
     A tiles-mode turn never reads them whole: its first mask and its narrowing to a first tile read the
@@ -152,32 +163,20 @@ class Opening:
         return self._count
 
     @cached_property
-    def _moves(self) -> MoveSet:
+    def written(self) -> MoveSet:
         return MoveSet(*kernels.opening_moves(self.faces, self.sizes, self.ordering_points, self.board_size))
-
-    @property
-    def actions(self) -> np.ndarray:
-        return self._moves.actions
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return self._moves.lengths
-
-    @property
-    def points(self) -> np.ndarray:
-        return self._moves.points
 
     def narrow(self, depth: int, action: int) -> MoveSet:
         """`MoveSet.narrow`: at depth 0 from the orderings, deeper from the moves written out."""
         if depth:
-            return self._moves.narrow(depth, action)
+            return self.written.narrow(depth, action)
         return MoveSet(*kernels.opening_narrow(self.faces, self.sizes, self.ordering_points, self.board_size, action))
 
     def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray | None:
         """`MoveSet.mark`: at depth 0 from the orderings, returning None (the opening's first actions are a few
         thousand, once a game: read them off the mask); deeper from the moves written out."""
         if depth:
-            return self._moves.mark(mask, depth, commit)
+            return self.written.mark(mask, depth, commit)
         kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
         return None
 
@@ -186,7 +185,7 @@ class Opening:
     ) -> tuple[MoveSet | Narrowed, np.ndarray]:
         """`MoveSet.place_step`: at depth 0 the narrowing from the orderings, deeper from the moves written out."""
         if depth:
-            return self._moves.place_step(depth, action, mask, commit)
+            return self.written.place_step(depth, action, mask, commit)
         kept = self.narrow(0, action)
         return kept, kept.mark(mask, 1, commit)
 
