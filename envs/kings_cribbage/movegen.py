@@ -180,6 +180,10 @@ class Opening(_WrittenOnRead):
         kernels.opening_mask(mask, self.faces, self.sizes, self.board_size)
         return None
 
+    def complete_points(self, depth: int) -> int:
+        """`MoveSet.complete_points`, from the moves written out."""
+        return self.written.complete_points(depth)
+
     def place_step(
         self, depth: int, action: int, mask: np.ndarray, commit: int
     ) -> tuple[MoveSet | Narrowed, np.ndarray]:
