@@ -70,7 +70,7 @@ def legal_policy(
     return choices, row, action, row_log_softmax(row, logits, len(choices))
 
 
-def ppo_loss(network, b: dict[str, torch.Tensor], p: dict[str, Any]) -> torch.Tensor:
+def ppo_loss(network, b: dict[str, Any], p: dict[str, Any]) -> torch.Tensor:
     """The module docstring's loss on a minibatch `b` (obs, masks, actions, logprobs, advantages, returns)."""
     choices, row, action, logp_legal = legal_policy(network, b["obs"], b["masks"])
     taken = action == b["actions"][choices][row]
@@ -205,7 +205,7 @@ class PolicyGradientLearner:
             "advantages": advantages.reshape(-1),
             "returns": returns.reshape(-1),
         }
-        batch = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in flat.items()}
+        batch: dict[str, Any] = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in flat.items()}
         batch["obs"] = self.inputs(r.obs.reshape(-1, r.obs.shape[-1]))
         size = len(flat["actions"])
         minibatch = max(1, size // p["num_minibatches"])
@@ -215,7 +215,7 @@ class PolicyGradientLearner:
                 rows = torch.from_numpy(order[start : start + minibatch])
                 self.step_on({k: v[rows] for k, v in batch.items()})
 
-    def step_on(self, b: dict[str, torch.Tensor]) -> None:
+    def step_on(self, b: dict[str, Any]) -> None:
         p = self.params
         loss = ppo_loss(self.network, b, p)
         self.optimizer.zero_grad()

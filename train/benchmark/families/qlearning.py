@@ -55,7 +55,8 @@ def build_network(env: EnvSpec, params: dict[str, Any]) -> ActorCritic:
     sizes = {k: params[k] for k in NETWORK_KEYS[1:]}
     network = ActorCritic(network_spec(env, params["network"], **sizes))
     if network.spec["kind"] == "mlp" and network.spec["hidden"]:
-        for trunk in (network.mlp_extractor.policy_net, network.mlp_extractor.value_net):
+        extractor: Any = network.mlp_extractor  # torch types a submodule as `Tensor | Module`
+        for trunk in (extractor.policy_net, extractor.value_net):
             trunk[0] = as_bag(trunk[0])
     return network
 
@@ -113,7 +114,8 @@ class MlpSnapshot(nn.Module):
 
     def __init__(self, network: ActorCritic):
         super().__init__()
-        self.mlp_extractor, self.action_net = network.mlp_extractor, network.action_net
+        self.mlp_extractor: Any = network.mlp_extractor
+        self.action_net: Any = network.action_net
         self.inputs = Inputs(self)
 
     @property
@@ -136,7 +138,7 @@ def snapshot(network: ActorCritic) -> nn.Module:
 
 
 def legal_logits(
-    network: nn.Module, features: torch.Tensor | SparseRows, masks: torch.Tensor
+    network: Any, features: torch.Tensor | SparseRows, masks: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(row, action, logit) of every legal action of every row, rows in order: the `mlp` kind's head applied to
     the legal actions only, another kind's logits read at them."""
@@ -162,13 +164,13 @@ def row_argmax(row: torch.Tensor, keys: torch.Tensor, rows: int) -> torch.Tensor
     return won[torch.cat([torch.ones(min(len(won), 1), dtype=torch.bool), row[won[1:]] != row[won[:-1]]])]
 
 
-def masked_argmax(network: nn.Module, features: torch.Tensor | SparseRows, masks: torch.Tensor) -> torch.Tensor:
+def masked_argmax(network: Any, features: torch.Tensor | SparseRows, masks: torch.Tensor) -> torch.Tensor:
     """Per row, the legal action of highest value."""
     row, action, values = legal_logits(network, features, masks)
     return action[row_argmax(row, values, len(masks))]
 
 
-def head_at(network: nn.Module, features: torch.Tensor | SparseRows, actions: torch.Tensor) -> torch.Tensor:
+def head_at(network: Any, features: torch.Tensor | SparseRows, actions: torch.Tensor) -> torch.Tensor:
     """Each row's value of its one action in `actions` (the `mlp` kind's head on that action only)."""
     head = network.action_net
     if not isinstance(head, nn.Linear):
@@ -195,6 +197,7 @@ class LegalPolicyAgent(PolicyAgent):
     def __init__(self, policy: nn.Module, name: str = "ppo", seed: int | None = None, sample: bool = False):
         super().__init__(policy, name, seed, sample)
         self.layers = actor_layers(policy)
+        self.layers_tanh = getattr(policy, "spec", {}).get("activation") == "tanh"
 
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
         legal = np.flatnonzero(action_mask)
@@ -206,7 +209,7 @@ class LegalPolicyAgent(PolicyAgent):
         table, *layers, (head, head_bias) = self.layers
         obs = torch.from_numpy(np.asarray(observation, dtype=np.float32))
         active = obs.nonzero().squeeze(1)
-        tanh = self.policy.spec["activation"] == "tanh"
+        tanh = self.layers_tanh
         with torch.no_grad(), one_thread(torch):
             x = obs
             for k, (weight, bias) in enumerate(layers):
@@ -222,7 +225,7 @@ class LegalPolicyAgent(PolicyAgent):
         return int(legal[np.argmax(logits)])
 
 
-def actor_layers(policy: nn.Module) -> list | None:
+def actor_layers(policy: Any) -> list | None:
     """The `mlp` actor's weights, detached: the first layer's as [in, out] (a row per input, for the sparse sum),
     then every layer's (weight [out, in], bias) and the head's; None for another kind."""
     spec = getattr(policy, "spec", {})
