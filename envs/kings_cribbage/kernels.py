@@ -54,38 +54,6 @@ def _colour_state(tiles: int, lights: int) -> int:
 
 
 @numba.njit(cache=True)
-def _across_rows(value, dark, tile_key, across_keys, nothing: int) -> np.ndarray:
-    """Per line position, the cross-hand table's row for the tiles beside the cell across that line: the runs
-    beside it along the other line, by their key (its index in the sorted `across_keys`, whose last entry
-    stands for 5+ tiles) and colour state (light 0, dark 1, mixed 2). `nothing` where no tile is beside it
-    across, or the cell is taken."""
-    lines, n = value.shape
-    across = np.full((lines, n), nothing, dtype=np.int64)
-    cap = across_keys[-1]
-    for line in range(lines):
-        for p in range(n):
-            if value[line, p]:
-                continue
-            tiles = key = lights = 0
-            q = p - 1
-            while q >= 0 and value[line, q]:
-                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
-                q -= 1
-            q = p + 1
-            while q < n and value[line, q]:
-                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
-                q += 1
-            if tiles:
-                state = _colour_state(tiles, lights)
-                row = 3 * np.searchsorted(across_keys, min(key, cap)) + (MIXED_COLUMN if state < 0 else state)
-                if line < n:  # row `line`, column p: the hand across position `line` of column p
-                    across[n + p, line] = row
-                else:
-                    across[p, line - n] = row
-    return across
-
-
-@numba.njit(cache=True)
 def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
     """Per line, the first and last position holding a tile on it or on a neighbouring line of the same
     direction ((n, -1) where none): a window that holds or touches a tile lies across that span."""
@@ -147,32 +115,49 @@ def _windows(value, dark, tile_key, prime, most: int, first: bool, gain_row, acc
 
 
 @numba.njit(cache=True)
-def _cross_gains(across, across_points, label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What each of the rack's faces (by index into `label`) gains across each cell, as a few rows shared by
-    the cells: (per line position its row, per row the gain of each face (negative: BLOCKED), per row the
-    faces accepted as bits over those indices). Row 0 is every cell with nothing across: 0 for every face."""
-    lines, n = across.shape
+def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tuple[np.ndarray, ...]:
+    """What each of the rack's faces (by index into `label`) gains across each empty cell, as a row per cell with
+    a tile beside it across: (per line position its row, per row the gain of each face (negative: BLOCKED), per
+    row the faces accepted as bits over those indices). Row 0 is every cell with nothing across: 0 for every
+    face. A cell's hand across a line is the runs beside it along the other line: the cross-hand table's row
+    for their key (its index in the sorted `across_keys`, whose last entry stands for 5+ tiles) and colour
+    state (light 0, dark 1, mixed 2)."""
+    lines, n = value.shape
     faces = len(label) - 1
-    nothing = len(across_points) - 1
-    row = np.zeros((lines, n), dtype=np.int64)
+    row_of = np.zeros((lines, n), dtype=np.int64)
+    gains = np.empty((lines * n + 1, faces), dtype=np.int64)
+    accepts = np.empty(lines * n + 1, dtype=np.int64)
+    gains[0], accepts[0] = 0, (1 << faces) - 1
+    cap = across_keys[-1]
     touched = 0
     for line in range(lines):
         for p in range(n):
-            if across[line, p] != nothing:
-                touched += 1
-                row[line, p] = touched
-    gains = np.zeros((touched + 1, faces), dtype=np.int64)
-    accepts = np.full(touched + 1, (1 << faces) - 1, dtype=np.int64)
-    for line in range(lines):
-        for p in range(n):
-            k = row[line, p]
-            if k:
-                accepts[k] = 0
-                for f in range(faces):
-                    gains[k, f] = across_points[across[line, p], label[f]]
-                    if gains[k, f] >= 0:
-                        accepts[k] |= 1 << f
-    return row, gains, accepts
+            if value[line, p]:
+                continue
+            tiles = key = lights = 0
+            q = p - 1
+            while q >= 0 and value[line, q]:
+                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
+                q -= 1
+            q = p + 1
+            while q < n and value[line, q]:
+                tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
+                q += 1
+            if not tiles:
+                continue
+            state = _colour_state(tiles, lights)
+            table_row = 3 * np.searchsorted(across_keys, min(key, cap)) + (MIXED_COLUMN if state < 0 else state)
+            touched += 1
+            if line < n:  # row `line`, column p: the hand across position `line` of column p
+                row_of[n + p, line] = touched
+            else:
+                row_of[p, line - n] = touched
+            accepts[touched] = 0
+            for f in range(faces):
+                gains[touched, f] = across_points[table_row, label[f]]
+                if gains[touched, f] >= 0:
+                    accepts[touched] |= 1 << f
+    return row_of, gains[: touched + 1], accepts[: touched + 1]
 
 
 @numba.njit(cache=True)
@@ -459,8 +444,7 @@ def generate_moves(
     first = not value.any()
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
-    across = _across_rows(value, dark, tile_key, across_keys, len(across_points) - 1)
-    gain_row, gains, accepts = _cross_gains(across, across_points, label)
+    gain_row, gains, accepts = _cross_gains(value, dark, tile_key, across_keys, across_points, label)
     windows = _windows(value, dark, tile_key, prime, most, first, gain_row, accepts, not ordered)
     cells, rows = _window_cells(windows, value, gain_row)
     pair_window, pair_combo, pair_points, class_first = _pairs(
