@@ -27,10 +27,10 @@ tasks on an existing cluster (`ray_address`).
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -210,9 +210,9 @@ def _keep_best(folder: Path, step: int) -> None:
 
 def absolute_metric(task: Task, folder: Path, seed: int) -> dict[str, Any]:
     """marl-eval's absolute metric: the best evaluation's policy on `absolute_factor` times the final deals."""
-    from tabletop.agents import PolicyAgent
+    from tabletop.train.benchmark.families.qlearning import LegalPolicyAgent  # an mlp's head on legal actions only
 
-    agent = PolicyAgent.load(folder / BEST / POLICY_FILE, task.env, seed=seed, sample=task.eval_mode == "sample")
+    agent = LegalPolicyAgent.load(folder / BEST / POLICY_FILE, task.env, seed=seed, sample=task.eval_mode == "sample")
     deals = task.final_games * task.absolute_factor
     return {"step": read_json(folder / BEST / "step.json")["step"], "deals": deals, **play_panel(agent, task, deals)}
 
@@ -314,9 +314,27 @@ class _Bar:
             self.tqdm.close()
 
 
-def _put(queue, label: str, n: int) -> None:
-    """A worker's progress report, sent to the main process (a module function: it travels by pickle)."""
-    queue.put((label, n))
+_progress = None  # in a worker: the queue its reports travel on to the grid's process
+
+
+def _start_worker(parent: int, progress) -> None:
+    """A worker's start: keep the progress queue, and end with the grid's process. When that one is gone (killed,
+    even by SIGKILL) the worker ends too, rather than finish its run unseen while a resumed grid starts the same
+    run in the same folder."""
+    global _progress
+    _progress = progress
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-grid", daemon=True).start()
+
+
+def _put(label: str, n: int) -> None:
+    """A worker's progress report, sent to the grid's process (a module function: it travels by pickle)."""
+    _progress.put((label, n))
 
 
 def _in_processes(jobs: list[Job], workers: int, bar: _Bar) -> dict[str, str]:
@@ -326,24 +344,32 @@ def _in_processes(jobs: list[Job], workers: int, bar: _Bar) -> dict[str, str]:
 
     context = multiprocessing.get_context("spawn")
     statuses: dict[str, str] = {}
-    with context.Manager() as manager:
-        messages = manager.Queue()
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    progress = context.Queue()  # given to each worker as it starts: a queue cannot travel with a job
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(), progress)
+    )
+    try:
+        pending = {pool.submit(run_job, job, _put): job for job in jobs}
+        while pending:
+            finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            while True:
+                try:
+                    bar.advance(*progress.get_nowait())
+                except queues.Empty:
+                    break
+            for future in finished:
+                statuses[pending.pop(future).label] = future.result()
+    except BaseException:
+        for process in list((pool._processes or {}).values()):  # running jobs stop now; each resumes from its save
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    while True:  # the last reports
         try:
-            pending = {pool.submit(run_job, job, functools.partial(_put, messages)): job for job in jobs}
-            while pending:
-                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                while True:
-                    try:
-                        bar.advance(*messages.get_nowait())
-                    except queues.Empty:
-                        break
-                for future in finished:
-                    statuses[pending.pop(future).label] = future.result()
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
+            bar.advance(*progress.get_nowait())
+        except queues.Empty:
+            break
     return statuses
 
 

@@ -249,3 +249,42 @@ def test_without_ray_the_rllib_families_and_ray_address_name_the_extra(tmp_path,
     )
     assert code == 2
     assert "needs the rllib extra (ray is missing): pip install -e '.[rllib]'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc")
+def test_a_grid_killed_outright_takes_its_workers_with_it(tmp_path):
+    """SIGKILL leaves the grid's process no time to stop anything: its workers notice it gone and end within
+    seconds, so no run goes on unseen while a resumed grid starts it again in the same folder."""
+    import signal
+    import subprocess
+    import time
+
+    command = [sys.executable, "-c", "import sys; from tabletop.train.cli import main; sys.exit(main())"]
+    grid = subprocess.Popen(
+        [*command, "benchmark", str(SMOKE), "--algorithms", "ppo,mmd", "--seeds", "8", "--workers", "2"]
+        + ["--out", str(tmp_path), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    children = Path(f"/proc/{grid.pid}/task/{grid.pid}/children")
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("*/*/seed_*/run.json")):  # a worker is inside a run
+        assert grid.poll() is None and time.monotonic() < deadline, "the grid ended before any run started"
+        time.sleep(0.2)
+    workers = children.read_text().split()
+    assert len(workers) >= 2
+    grid.send_signal(signal.SIGKILL)
+    grid.wait()
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{pid}").exists() and _state(pid) != "Z" for pid in workers):
+        assert time.monotonic() < deadline, f"workers outlived the grid: {workers}"
+        time.sleep(0.2)
+
+
+def _state(pid: str) -> str:
+    """A process's state letter (Z: a zombie, already ended), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return ""
