@@ -334,6 +334,7 @@ def _start_worker(parent: int, progress) -> None:
 
 def _put(label: str, n: int) -> None:
     """A worker's progress report, sent to the grid's process (a module function: it travels by pickle)."""
+    assert _progress is not None, "set at the worker's start"
     _progress.put((label, n))
 
 
