@@ -282,10 +282,8 @@ class KingsCribbageState(BaseState):
         self.alive = self.moves
         if legal is not None:
             self._keep(mask, legal)
-        if self.game.moves_mode:
-            self.offered = offered_moves(
-                self.moves, self.racks[self.current], self.game.board_size, self.game.max_moves
-            )
+        if g.moves_mode:
+            self.offered = offered_moves(self.moves, self.racks[self.current], g.board_size, g.max_moves)
         if not len(self.moves) and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
