@@ -4,8 +4,10 @@ learner decisions, the network, parameter checks and the plain save file.
 Every family here (and `policy_gradient`'s) reads only what is there, as the `ppo` family's MLP does
 (docs/speed.md): the `mlp` kind's first layers are embedding bags (`BagLinear`) that read each row's nonzero
 inputs (`SparseRows`) while the game's rows are sparse enough for a bag to pay (`Inputs`); heads score legal
-actions only (`legal_logits`); Adam is lazy in the bags' tables (`adam`); the evaluation's player scores one
-observation the same way (`LegalPolicyAgent`). The same function as the dense network, up to float rounding.
+actions only (`legal_logits`); the evaluation's player scores one observation the same way (`LegalPolicyAgent`).
+The same function and gradients as the dense network, up to float rounding. Adam stays dense (`adam`). A lazy
+Adam leaves a rarely active input's row still after its step, where Adam's momentum moves it on for some ten
+steps: another optimiser, whose first-layer weights parted from Adam's within one mmd update.
 
 The replay keeps each learner decision once (observation and legal mask) with the transition that led into
 it from the same game's previous decision (that decision's slot, the action, the reward, whether the game
@@ -31,7 +33,6 @@ from tabletop.agents.networks.saved import load_plain, saved_policy, write_polic
 from tabletop.agents.networks.sparse import BagLinear, SparseRows, bag_pays, most_active, sparse_rows
 from tabletop.agents.policy_agent import one_thread
 from tabletop.envs import EnvSpec
-from tabletop.train.selfplay.lazy_adam import LazyBagAdam
 
 NETWORK_KEYS = ("network", "hidden", "activation", "width", "blocks")
 
@@ -75,9 +76,9 @@ def bags(network: nn.Module) -> list[BagLinear]:
     return [m for m in network.modules() if isinstance(m, BagLinear)]
 
 
-def adam(network: nn.Module, **kwargs) -> LazyBagAdam:
-    """Adam over `network`'s weights, lazy in its bags' tables, with torch's `foreach` kernels."""
-    return LazyBagAdam(network.parameters(), bags(network), foreach=True, **kwargs)
+def adam(network: nn.Module, **kwargs) -> torch.optim.Adam:
+    """Adam over `network`'s weights with torch's `foreach` kernels (the same steps as one weight at a time)."""
+    return torch.optim.Adam(network.parameters(), foreach=True, **kwargs)
 
 
 class Inputs:
