@@ -200,3 +200,13 @@ def test_the_evaluation_player_makes_the_dense_players_choices(sample, activatio
     assert fast_moves == [plain.act(o, m, {}) for o, m in zip(obs, masks)]
     assert all(masks[row, move] for row, move in enumerate(fast_moves))
     assert fast.policy is not network and copy.deepcopy(fast.policy)(torch.from_numpy(obs)).shape == masks.shape
+
+
+def test_a_save_keeps_whether_the_rows_went_dense():
+    dqn = DoubleDQN(CHROMINO_SMALL, DQN)
+    assert not dqn.inputs.dense
+    dqn.inputs.go_dense()
+    resumed = DoubleDQN(CHROMINO_SMALL, DQN)
+    resumed.load(dqn.state())
+    assert resumed.inputs.dense and resumed.q.mlp_extractor.policy_net[0].weight.is_contiguous()
+    assert all(torch.equal(w, dqn.q.state_dict()[k]) for k, w in resumed.q.state_dict().items())
