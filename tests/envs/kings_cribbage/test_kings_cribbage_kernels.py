@@ -7,7 +7,7 @@ on as many random racks of 0-5 tiles. A position is one (board, rack) pair: its 
 the offer made from them at several limits. The sub-steps are checked along whole games, the opening's (kept as
 orderings, `movegen.Opening`) against its moves written out. CI checks a few hundred; `KC_DIFF_POSITIONS=100000 python -m pytest -q -n 0 tests/envs/kings_cribbage/test_kings_cribbage_kernels.py` runs the
 large differential check (docs/kings_cribbage.md, Speed, records its last run). What a turn starts from (its
-moves, first mask, legal actions and offer) is checked on 2,000 positions, and on 100,000 in the slow tier.
+moves, first mask, legal actions and offer) is checked on 2,000 positions, or on `KC_DIFF_POSITIONS`.
 """
 
 from __future__ import annotations
@@ -99,11 +99,11 @@ def test_moves_and_offers_match_the_numpy_code_on_random_positions():
     assert checked == POSITIONS
 
 
-@pytest.mark.parametrize("count", [2_000, pytest.param(100_000, marks=pytest.mark.slow)])
-def test_a_turns_moves_and_first_mask_match_the_numpy_code(count):
+def test_a_turns_moves_and_first_mask_match_the_numpy_code():
     """What a turn starts from: its moves in both orders, the first mask and legal actions marked in the same
     pass, and the mask or offer the state shows its mover, against the numpy generator and rules, at every turn
     of seeded random games over the configurations above (both modes; the small variant's board of 3)."""
+    count = max(2_000, POSITIONS)
     checked = 0
     for state, rack, where in _positions(count):
         game, size = state.game, state.game.board_size
