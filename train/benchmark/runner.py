@@ -210,7 +210,7 @@ def _keep_best(folder: Path, step: int) -> None:
 
 def absolute_metric(task: Task, folder: Path, seed: int) -> dict[str, Any]:
     """marl-eval's absolute metric: the best evaluation's policy on `absolute_factor` times the final deals."""
-    from tabletop.train.benchmark.families.qlearning import LegalPolicyAgent  # an mlp's head on legal actions only
+    from tabletop.agents.legal_policy_agent import LegalPolicyAgent
 
     agent = LegalPolicyAgent.load(folder / BEST / POLICY_FILE, task.env, seed=seed, sample=task.eval_mode == "sample")
     deals = task.final_games * task.absolute_factor
