@@ -54,12 +54,12 @@ class LazyBagAdam(torch.optim.Adam):
         beta1, beta2 = group["betas"]
         state["step"] += 1
         step = float(state["step"])
-        grad = weight.grad.t()[rows]
-        mean, square = state["exp_avg"].t(), state["exp_avg_sq"].t()
-        m = mean[rows].lerp_(grad, 1 - beta1)
-        v = square[rows].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        mean[rows], square[rows] = m, v
+        table, mean, square = weight.t(), state["exp_avg"].t(), state["exp_avg_sq"].t()  # one row per input
+        grad = weight.grad.t().index_select(0, rows)
+        m = mean.index_select(0, rows).lerp_(grad, 1 - beta1)
+        v = square.index_select(0, rows).mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        mean.index_copy_(0, rows, m)
+        square.index_copy_(0, rows, v)
         size = group["lr"] / (1 - beta1**step)
         denominator = (v / (1 - beta2**step)).sqrt_().add_(group["eps"])
-        table = weight.t()
-        table[rows] = table[rows].addcdiv_(m, denominator, value=-size)
+        table.index_copy_(0, rows, table.index_select(0, rows).addcdiv_(m, denominator, value=-size))
