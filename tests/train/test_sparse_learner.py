@@ -13,7 +13,13 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from tabletop.agents.networks.sparse import BagLinear, SparseRows, sparse_rows
-from tabletop.train.selfplay.policy import MlpPolicy, legal_scores, policy_kwargs
+from tabletop.train.selfplay.policy import (
+    MlpPolicy,
+    head_reads_legal_only,
+    legal_log_softmax,
+    legal_scores,
+    policy_kwargs,
+)
 from tabletop.train.selfplay.rollout_buffer import GatheringRolloutBuffer
 
 FEATURES, ACTIONS = 300, 40
@@ -29,11 +35,11 @@ def sparse_batch(rows: int, seed: int = 0) -> torch.Tensor:
     return torch.from_numpy(dense)
 
 
-def legal_masks(rows: int, seed: int = 1) -> np.ndarray:
-    """Masks with forced rows (one legal action) and rows with choices."""
+def legal_masks(rows: int, seed: int = 1, actions: int = ACTIONS, legal: float = 0.2) -> np.ndarray:
+    """Masks with forced rows (one legal action) and rows with choices (about `legal` of the actions)."""
     rng = np.random.default_rng(seed)
-    masks = rng.random((rows, ACTIONS)) < 0.2
-    masks[np.arange(rows), rng.integers(0, ACTIONS, rows)] = True
+    masks = rng.random((rows, actions)) < legal
+    masks[np.arange(rows), rng.integers(0, actions, rows)] = True
     masks[::3] = False
     masks[::3, 5] = True  # every third row is forced
     return masks
@@ -71,11 +77,14 @@ def test_bag_layer_initialises_as_a_linear():
     assert bag.weight.t().is_contiguous()  # each feature's weights side by side, for the bag
 
 
-def test_legal_scores_equal_the_masked_categorical():
+@pytest.mark.parametrize("actions, legal, legal_only", [(ACTIONS, 0.2, False), (2000, 0.001, True)])
+def test_legal_scores_equal_the_masked_categorical(actions, legal, legal_only):
+    """Both ways of scoring: the whole head and a masked softmax, or the head on the legal actions alone."""
     torch.manual_seed(1)
-    head = nn.Linear(8, ACTIONS)
+    head = nn.Linear(8, actions)
     latent = torch.randn(30, 8, requires_grad=True)
-    masks = torch.from_numpy(legal_masks(30))
+    masks = torch.from_numpy(legal_masks(30, actions=actions, legal=legal))
+    assert head_reads_legal_only(masks) == legal_only
     actions = torch.tensor([int(np.flatnonzero(m.numpy())[-1]) for m in masks])
     logits = head(latent).masked_fill(~masks, -1e8)
     log_p = torch.log_softmax(logits, dim=1)
@@ -86,6 +95,9 @@ def test_legal_scores_equal_the_masked_categorical():
     (g1,) = torch.autograd.grad((log_prob + 0.1 * entropy).sum(), latent)
     (g2,) = torch.autograd.grad((expected[0] + 0.1 * expected[1]).sum(), latent)
     torch.testing.assert_close(g1, g2)
+    row, action, log_p_legal = legal_log_softmax(latent, head, masks)
+    assert torch.equal(torch.stack([row, action]), torch.stack(masks.nonzero(as_tuple=True)))
+    torch.testing.assert_close(log_p_legal, log_p[row, action])
 
 
 def policies() -> tuple[MaskableActorCriticPolicy, MlpPolicy]:
