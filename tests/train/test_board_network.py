@@ -86,6 +86,28 @@ def test_chromino_choose_logits_share_one_scorer_across_tiles():
     np.testing.assert_allclose(logits[:, 7], logits[:, 200], rtol=1e-5, atol=1e-5)
 
 
+def test_an_update_computes_the_logits_and_gradients_that_acting_does():
+    """PPO's update runs the convolutions channels-last (training mode, gradients on); acting runs them as
+    stored. The same logits and weight gradients up to float rounding."""
+    policy = board_policy(CHROMINO, seed=3)
+    obs = torch.as_tensor(chromino_positions(8, seed=4)[0])
+    upstream = torch.randn(8, CHROMINO.make_raw().game.num_actions, generator=torch.Generator().manual_seed(5))
+    results = []
+    for training in (False, True):
+        policy.set_training_mode(training)
+        policy.zero_grad()
+        logits = actor_logits(policy, obs)
+        (logits * upstream).sum().backward()
+        results.append(
+            (logits.detach(), [w.grad.clone() for w in policy.mlp_extractor.parameters() if w.grad is not None])
+        )
+    (acting, acting_grads), (update, update_grads) = results
+    torch.testing.assert_close(update, acting)
+    assert len(update_grads) == len(acting_grads) > 0
+    for a, b in zip(update_grads, acting_grads):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
 def test_board_policy_never_chooses_a_masked_action():
     policy = board_policy(CHROMINO, seed=3)
     assert_never_masked(policy, *export.sample_positions(CHROMINO, 150, seed=9))
