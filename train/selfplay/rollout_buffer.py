@@ -60,8 +60,8 @@ class GatheringRolloutBuffer(MaskableRolloutBuffer):
         obs = torch.as_tensor(obs, dtype=torch.float32).reshape(self.n_envs, -1)
         rows, columns, slots, counts = (t.numpy() for t in padded_nonzero(obs))
         longest = int(counts.max(initial=0))
-        if longest > self.active.shape[2]:  # a longer row than any before: widen by half, padding with 0
-            wider = ((0, 0), (0, 0), (0, max(longest, self.active.shape[2] * 3 // 2) - self.active.shape[2]))
+        if longest > self.active.shape[2]:  # a longer row than any before: twice as wide, padding with 0
+            wider = ((0, 0), (0, 0), (0, 2 * max(longest, self.active.shape[2]) - self.active.shape[2]))
             self.active, self.weights = np.pad(self.active, wider), np.pad(self.weights, wider)
         self.active[self.pos], self.weights[self.pos] = 0, 0.0
         self.active[self.pos, rows, slots] = columns
