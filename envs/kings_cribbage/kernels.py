@@ -35,8 +35,8 @@ CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
 def _lines(values: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(value, dark) along the 2n lines (bytes, as the board: every stage reads them, often)."""
     n = values.shape[0]
-    value = np.empty((2 * n, n), dtype=np.int8)
-    dark = np.empty((2 * n, n), dtype=np.int8)
+    both = np.empty((2, 2 * n, n), dtype=np.int8)  # one allocation: a kernel call's allocations are much of its cost
+    value, dark = both[0], both[1]
     for r in range(n):
         for c in range(n):
             value[r, c] = value[n + c, r] = values[r, c]
@@ -58,12 +58,14 @@ def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
     """Per line, the first and last position holding a tile on it or on a neighbouring line of the same
     direction ((n, -1) where none): a window that holds or touches a tile lies across that span."""
     lines, n = value.shape
-    own_lo, own_hi = np.full(lines, n, dtype=np.int64), np.full(lines, -1, dtype=np.int64)
+    spans = np.empty((4, lines), dtype=np.int64)
+    own_lo, own_hi, lo, hi = spans[0], spans[1], spans[2], spans[3]
+    own_lo[:], own_hi[:] = n, -1
     for line in range(lines):
         for p in range(n):
             if value[line, p]:
                 own_lo[line], own_hi[line] = min(own_lo[line], p), p
-    lo, hi = own_lo.copy(), own_hi.copy()
+    lo[:], hi[:] = own_lo, own_hi
     for line in range(lines):
         first = 0 if line < n else n
         for other in (line - 1, line + 1):
@@ -124,9 +126,12 @@ def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tu
     state (light 0, dark 1, mixed 2)."""
     lines, n = value.shape
     faces = len(label) - 1
-    row_of = np.zeros((lines, n), dtype=np.int64)
-    gains = np.empty((lines * n + 1, faces), dtype=np.int64)
-    accepts = np.empty(lines * n + 1, dtype=np.int64)
+    most = lines * n + 1
+    buffer = np.empty(lines * n + most * faces + most, dtype=np.int64)
+    row_of = buffer[: lines * n].reshape((lines, n))
+    gains = buffer[lines * n : lines * n + most * faces].reshape((most, faces))
+    accepts = buffer[lines * n + most * faces :]
+    row_of[:] = 0
     gains[0], accepts[0] = 0, (1 << faces) - 1
     cap = across_keys[-1]
     touched = 0
@@ -164,8 +169,8 @@ def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tu
 def _window_cells(windows, value, gain_row) -> tuple[np.ndarray, np.ndarray]:
     """Per window its empty cells in increasing cell order and their rows of `_cross_gains` (left-aligned)."""
     n = value.shape[1]
-    cells = np.empty((len(windows), MAX_HAND), dtype=np.int64)
-    rows = np.empty((len(windows), MAX_HAND), dtype=np.int64)
+    both = np.empty((2, len(windows), MAX_HAND), dtype=np.int64)
+    cells, rows = both[0], both[1]
     for w in range(len(windows)):
         line, start, length = windows[w, LINE], windows[w, START], windows[w, LENGTH]
         i = 0
@@ -182,9 +187,8 @@ def _combo_facts(template_faces, label, face_key, face_colour) -> tuple[np.ndarr
     """Per combo of the rack (`template_faces`: indices into the rack's faces `label`, -1 after the last):
     its hand key, colour state column (light 0, dark 1, mixed 2) and its faces as bits over those indices."""
     combos = template_faces.shape[0]
-    key = np.zeros(combos, dtype=np.int64)
-    state = np.zeros(combos, dtype=np.int64)
-    bits = np.zeros(combos, dtype=np.int64)
+    facts = np.zeros((3, combos), dtype=np.int64)
+    key, state, bits = facts[0], facts[1], facts[2]
     for c in range(combos):
         lights = darks = 0
         for i in range(MAX_HAND):
@@ -230,10 +234,10 @@ def _pairs(
     bound = 0
     for w in range(len(windows)):
         bound += combos_of[windows[w, EMPTIES] + 1] - combos_of[windows[w, EMPTIES]]
-    pair_window = np.empty(bound, dtype=np.int64)
-    pair_combo = np.empty(bound, dtype=np.int64)
-    pair_points = np.empty(bound, dtype=np.int64)
-    class_first = np.full(16, np.iinfo(np.int64).max, dtype=np.int64)
+    buffer = np.empty(3 * bound + 16, dtype=np.int64)
+    pair_window, pair_combo, pair_points = buffer[:bound], buffer[bound : 2 * bound], buffer[2 * bound : 3 * bound]
+    class_first = buffer[3 * bound :]
+    class_first[:] = np.iinfo(np.int64).max
     count = 0
     for w in range(len(windows)):
         length, key, state, empties = windows[w, LENGTH], windows[w, KEY], windows[w, STATE], windows[w, EMPTIES]
@@ -277,8 +281,10 @@ def _players_order(windows, pair_window, class_first, n: int) -> np.ndarray:
 
 @numba.njit(cache=True, inline="always")
 def _move_rows(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Room for `count` moves: (actions, lengths, points), as a `MoveSet` holds them."""
-    return np.empty((count, MAX_HAND), dtype=np.int64), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    """Room for `count` moves: (actions, lengths, points), as a `MoveSet` holds them, in one allocation."""
+    buffer = np.empty(count * (MAX_HAND + 2), dtype=np.int64)
+    actions = buffer[: count * MAX_HAND].reshape((count, MAX_HAND))
+    return actions, buffer[count * MAX_HAND : count * (MAX_HAND + 1)], buffer[count * (MAX_HAND + 1) :]
 
 
 @numba.njit(cache=True, inline="always")
@@ -469,16 +475,15 @@ def generate_moves(
     for k in range(len(pair_combo)):
         bound += count[pair_combo[k]]
     actions, lengths, points = _move_rows(bound)
-    faces = np.empty(MAX_HAND, dtype=np.int64)
     m = 0
-    first_action = label[:faces_held] * (n * n)  # by face index: its place action at cell 0
+    board_cells = n * n
     for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
         w, c = pair_window[k], pair_combo[k]
         empties = windows[w, EMPTIES]
         if _nothing_across(rows[w], empties):  # every ordering is a move, scoring the main hand alone
             for r in range(start[c], start[c] + count[c]):
                 for i in range(empties):
-                    actions[m, i] = first_action[orderings[r, i]] + cells[w, i]
+                    actions[m, i] = label[orderings[r, i]] * board_cells + cells[w, i]
                 for i in range(empties, MAX_HAND):
                     actions[m, i] = -1
                 lengths[m], points[m] = empties, pair_points[k]
@@ -493,25 +498,25 @@ def generate_moves(
                     valid = False
                     break
                 score += gain
-                actions[m, i] = first_action[f] + cells[w, i]
+                actions[m, i] = label[f] * board_cells + cells[w, i]
             if valid:
                 for i in range(empties, MAX_HAND):
                     actions[m, i] = -1
                 lengths[m], points[m] = empties, score
                 m += 1
     if not first:  # one-tile moves: a valid hand along or across the cell, none invalid
-        cell = np.empty((1, 1), dtype=np.int64)
         for r in range(n):
             for c in range(n):
                 if value[r, c] or not (gain_row[r, c] or gain_row[n + c, r]):  # no tile beside it
                     continue
-                cell[0, 0] = r * n + c
                 for f in range(faces_held):
-                    faces[0] = label[f]
                     score = gains[gain_row[r, c], f] + gains[gain_row[n + c, r], f]
                     if score >= 0:
-                        m = _emit(actions, lengths, points, m, faces, cell, 0, 1, score, n * n)
-    return actions[:m], lengths[:m], points[:m], _first_actions(mask, actions, m, label, n * n)
+                        actions[m, 0] = label[f] * board_cells + r * n + c
+                        actions[m, 1:] = -1
+                        lengths[m], points[m] = 1, score
+                        m += 1
+    return actions[:m], lengths[:m], points[:m], _first_actions(mask, actions, m, label, board_cells)
 
 
 @numba.njit(cache=True)
@@ -520,16 +525,19 @@ def _first_actions(mask, actions, moves: int, label, cells: int) -> np.ndarray:
     are returned ascending, read face by face (the rack's `label`, ascending) over the faces' blocks of cells."""
     if not len(mask):
         return np.empty(0, dtype=np.int64)
+    marked = 0
     for k in range(moves):
-        mask[actions[k, 0]] = 1
-    found = np.empty(moves, dtype=np.int64)
+        if not mask[actions[k, 0]]:
+            mask[actions[k, 0]] = 1
+            marked += 1
+    found = np.empty(marked, dtype=np.int64)
     count = 0
     for f in range(len(label) - 1):
         for action in range(label[f] * cells, (label[f] + 1) * cells):
             if mask[action]:
                 found[count] = action
                 count += 1
-    return found[:count].copy()
+    return found
 
 
 @numba.njit(cache=True)
@@ -556,24 +564,24 @@ def _row(rows, every: bool, k: int) -> int:
 
 @numba.njit(cache=True)
 def place_step(
-    actions, lengths, rows, every: bool, depth: int, action: int, mask, commit: int
-) -> tuple[np.ndarray, np.ndarray]:
+    actions, lengths, points, rows, every: bool, depth: int, action: int, mask, commit: int
+) -> tuple[np.ndarray, np.ndarray, int]:
     """The tiles-mode place step in one call, on the moves extending the pending tiles (every move, or the rows
     `rows`, ascending): the rows whose place action at `depth` is `action`, then `mark_legal` at `depth + 1` on
     them (the mask and the legal actions after a step are always read next, by the driver and the check of the
-    following action). Returns those rows and legal actions: two arrays, not the moves written out."""
+    following action). Returns those rows, the legal actions, and the points of the move the `depth + 1` tiles
+    complete (-1: none; the commit reads it): two arrays, not the moves written out."""
     looked = len(lengths) if every else len(rows)
-    keep = 0
-    for k in range(looked):
-        keep += actions[_row(rows, every, k), depth] == action
-    kept = np.empty(keep, dtype=np.int64)
+    kept = np.empty(looked, dtype=np.int64)  # one pass: the rows kept are read from the front of it
     m = 0
     for k in range(looked):
         row = _row(rows, every, k)
         if actions[row, depth] == action:
             kept[m] = row
             m += 1
-    return kept, mark_legal(mask, actions, lengths, kept, False, depth + 1, commit)
+    kept = kept[:m]
+    legal = mark_legal(mask, actions, lengths, kept, False, depth + 1, commit)
+    return kept, legal, complete_points(lengths, points, kept, False, depth + 1)
 
 
 @numba.njit(cache=True)
@@ -612,7 +620,7 @@ def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: in
         mask[commit] = 1
         found[count] = commit
         count += 1
-    return found[:count].copy()
+    return found[:count]
 
 
 @numba.njit(cache=True)

@@ -75,8 +75,10 @@ class MoveSet:
 
     def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
         """`narrow(depth, action)` (as rows of these moves), with its `mark(mask, depth + 1, commit)`."""
-        rows, legal = kernels.place_step(self.actions, self.lengths, _EVERY, True, depth, action, mask, commit)
-        return Narrowed(self, rows), legal
+        rows, legal, points = kernels.place_step(
+            self.actions, self.lengths, self.points, _EVERY, True, depth, action, mask, commit
+        )
+        return Narrowed(self, rows, depth + 1, points), legal
 
     def complete_points(self, depth: int) -> int:
         """The points of the move of `depth` tiles (these moves extend the same `depth` tiles), or -1 if none."""
@@ -110,12 +112,13 @@ class _WrittenOnRead:
 
 class Narrowed(_WrittenOnRead):
     """Some moves of a `MoveSet`, as its `rows` (ascending): what the place steps of a turn keep. A step
-    narrows rows to rows, one array out of the kernel."""
+    narrows rows to rows, one array out of the kernel, and finds the points of the move its tiles complete
+    (`depth` tiles; `points` -1 where none), which the commit reads."""
 
-    __slots__ = ("base", "rows", "_written")
+    __slots__ = ("base", "rows", "depth", "points_at_depth", "_written")
 
-    def __init__(self, base: MoveSet, rows: np.ndarray) -> None:
-        self.base, self.rows = base, rows
+    def __init__(self, base: MoveSet, rows: np.ndarray, depth: int, points: int) -> None:
+        self.base, self.rows, self.depth, self.points_at_depth = base, rows, depth, points
         self._written: MoveSet | None = None
 
     def __len__(self) -> int:
@@ -140,11 +143,15 @@ class Narrowed(_WrittenOnRead):
     def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
         """`MoveSet.place_step`: rows of the same moves."""
         base = self.base
-        rows, legal = kernels.place_step(base.actions, base.lengths, self.rows, False, depth, action, mask, commit)
-        return Narrowed(base, rows), legal
+        rows, legal, points = kernels.place_step(
+            base.actions, base.lengths, base.points, self.rows, False, depth, action, mask, commit
+        )
+        return Narrowed(base, rows, depth + 1, points), legal
 
     def complete_points(self, depth: int) -> int:
-        """`MoveSet.complete_points`."""
+        """`MoveSet.complete_points`: found by the place step where `depth` is its own."""
+        if depth == self.depth:
+            return self.points_at_depth
         return kernels.complete_points(self.base.lengths, self.base.points, self.rows, False, depth)
 
 

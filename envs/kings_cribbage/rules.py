@@ -144,9 +144,11 @@ class KingsCribbageGame:
         if self.moves_mode:
             self.actions = moves_layout(self.max_moves)
             self.exchange_base = self.actions.start("exchange")
+            self.place_end = 0
         else:
             self.actions = tiles_layout(self.board_size)
             self.commit_action = self.actions.start("commit")
+            self.place_end = self.commit_action  # the place actions are [0, place_end); moves mode has none
             self.mark_base = self.actions.start("mark")
             self.exchange_action = self.actions.start("exchange")
         self.num_actions = self.actions.num_actions
@@ -252,6 +254,20 @@ class KingsCribbageState(BaseState):
             return f"action {action!r} is not an action: actions are ints in [0, {self.game.num_actions})"
         return f"action {action} ({self._describe(action)}) is illegal here"  # out of range, or illegal
 
+    def apply(self, action: int) -> None:
+        """`BaseState.apply`. A Python int that the kept mask allows skips its checks: the mask (num_actions
+        long, all zeros once the game is over) already says it is in range and legal. Any other action gets
+        every check and its refusal."""
+        mask = self._mask
+        if type(action) is int and mask is not None and 0 <= action < len(mask) and mask[action]:
+            if action < self.game.place_end:
+                self._place(action)
+            else:
+                self._mask = None
+                self._apply_action(action)
+        else:
+            BaseState.apply(self, action)
+
     def _apply_action(self, action: int) -> None:
         g = self.game
         if g.moves_mode:
@@ -260,17 +276,24 @@ class KingsCribbageState(BaseState):
                 self._lay(offered.actions[action, : offered.lengths[action]].tolist(), int(offered.points[action]))
             else:
                 self._exchange(self._exchange_kinds(action - g.exchange_base))
-        elif action < g.commit_action:  # narrowed, masked and listed in one call: the next action reads them
-            mask = np.zeros(g.num_actions, dtype=np.int8)
-            self.alive, legal = self.alive.place_step(len(self.pending), action, mask, g.commit_action)
-            self.pending.append(action)
-            self._keep(mask, legal)
+        elif action < g.commit_action:
+            self._place(action)
         elif action == g.commit_action:
             self._commit()
         elif action < g.exchange_action:
             self.marked.append(action - g.mark_base)
         else:
             self._exchange(self.marked)
+
+    def _place(self, action: int) -> None:
+        """Tiles mode: lay a place action the mask allows. The moves are narrowed, the next mask marked and its
+        legal actions listed in one kernel call; the next action reads them."""
+        g = self.game
+        mask = np.zeros(g.num_actions, dtype=np.int8)
+        self.alive, legal = self.alive.place_step(len(self.pending), action, mask, g.commit_action)
+        self.pending.append(action)
+        legal.setflags(write=False)
+        self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- turns ------------------------------------------------------------------------------------
     def begin_turn(self) -> None:
