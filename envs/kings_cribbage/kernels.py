@@ -23,10 +23,13 @@ import numpy as np
 from tabletop.envs.kings_cribbage.scoring import FIRST_MOVE_BONUS, MAX_HAND
 from tabletop.envs.kings_cribbage.tiles import NUM_FACES, RACK_SIZE
 
+BLOCKED = -(1 << 20)  # a face that makes an invalid hand across: any sum of gains holding it stays negative
 NO_TILES = 2  # colour state of no tiles, besides light 0, dark 1 and mixed -1
 MIXED_COLUMN = 2  # the mixed state's column in tables by [light, dark, mixed]
 # the columns of a window's row (`_windows`)
 LINE, START, LENGTH, KEY, STATE, EMPTIES, ORDER_KEY = range(7)
+# the across keys' hash table (`movegen.ACROSS_SLOTS`): a key's first slot is the top bits of its product with this
+HASH_MULTIPLIER = 0x9E3779B97F4A7C15
 COLUMN_BIT = 40  # a group code (`_group_code`) marks a column window here; the rest of it is below 2**40
 CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
 
@@ -116,14 +119,26 @@ def _windows(value, dark, tile_key, prime, most: int, first: bool, gain_row, acc
     return found[:count]
 
 
+@numba.njit(cache=True, inline="always")
+def _across_row(slots, rows, shift: int, key: int) -> int:
+    """The cross-hand table's row index of an across key: linear probing from its hashed slot, the top bits of
+    the product (`shift`: 64 less log2 of the slots; every key that a board can show is in the table)."""
+    slot = np.int64((np.uint64(key) * np.uint64(HASH_MULTIPLIER)) >> np.uint64(shift))
+    while slots[slot] != key:
+        slot = (slot + 1) & (len(slots) - 1)
+    return rows[slot]
+
+
 @numba.njit(cache=True)
-def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tuple[np.ndarray, ...]:
+def _cross_gains(
+    value, dark, tile_key, across_slots, across_rows, across_points, across_cap, label
+) -> tuple[np.ndarray, ...]:
     """What each of the rack's faces (by index into `label`) gains across each empty cell, as a row per cell with
-    a tile beside it across: (per line position its row, per row the gain of each face (negative: BLOCKED), per
-    row the faces accepted as bits over those indices). Row 0 is every cell with nothing across: 0 for every
-    face. A cell's hand across a line is the runs beside it along the other line: the cross-hand table's row
-    for their key (its index in the sorted `across_keys`, whose last entry stands for 5+ tiles) and colour
-    state (light 0, dark 1, mixed 2)."""
+    a tile beside it across: (per line position its row, per row the gain of each face (BLOCKED where it makes
+    an invalid hand), per row the faces accepted as bits over those indices). Row 0 is every cell with nothing
+    across: 0 for every face. A cell's hand across a line is the runs beside it along the other line: the
+    cross-hand table's row for their key (found in the hash table `across_slots`; `across_cap` stands for 5+
+    tiles) and colour state (light 0, dark 1, mixed 2): `across_points` holds -1 where the table holds BLOCKED."""
     lines, n = value.shape
     faces = len(label) - 1
     most = lines * n + 1
@@ -133,7 +148,9 @@ def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tu
     accepts = buffer[lines * n + most * faces :]
     row_of[:] = 0
     gains[0], accepts[0] = 0, (1 << faces) - 1
-    cap = across_keys[-1]
+    shift, size = 64, len(across_slots)
+    while size > 1:
+        shift, size = shift - 1, size >> 1
     touched = 0
     for line in range(lines):
         for p in range(n):
@@ -151,17 +168,23 @@ def _cross_gains(value, dark, tile_key, across_keys, across_points, label) -> tu
             if not tiles:
                 continue
             state = _colour_state(tiles, lights)
-            table_row = 3 * np.searchsorted(across_keys, min(key, cap)) + (MIXED_COLUMN if state < 0 else state)
+            table_row = 3 * _across_row(across_slots, across_rows, shift, min(key, across_cap)) + (
+                MIXED_COLUMN if state < 0 else state
+            )
             touched += 1
             if line < n:  # row `line`, column p: the hand across position `line` of column p
                 row_of[n + p, line] = touched
             else:
                 row_of[p, line - n] = touched
-            accepts[touched] = 0
+            accepted = 0
             for f in range(faces):
-                gains[touched, f] = across_points[table_row, label[f]]
-                if gains[touched, f] >= 0:
-                    accepts[touched] |= 1 << f
+                gain = across_points[table_row, label[f]]
+                if gain >= 0:
+                    gains[touched, f] = gain
+                    accepted |= 1 << f
+                else:
+                    gains[touched, f] = BLOCKED
+            accepts[touched] = accepted
     return row_of, gains[: touched + 1], accepts[: touched + 1]
 
 
@@ -315,7 +338,7 @@ def opening_orderings(
     """The first move's valid orderings of the rack's combos, once each, by size, combo and ordering: (faces
     [orderings, MAX_HAND] with -1 after the last, sizes, points). Where a combo lies does not change its points,
     so the opening's moves are each of these laid on every line of its size (`opening_moves`). The arguments
-    are `generate_moves`'."""
+    are `turn_pairs`'."""
     combo_key, combo_state, _ = _combo_facts(template_faces, label, face_key, face_colour)
     most = min(MAX_HAND, rack_size)
     total = 0
@@ -407,17 +430,70 @@ def opening_narrow(faces, sizes, points, n: int, action: int) -> tuple[np.ndarra
     return actions, lengths, move_points
 
 
+# the columns of a pair's row (`turn_pairs`): its main hand's points with their bonuses, its combo, its empty
+# cells' count, whether any of them has a tile beside it across, then the cells (-1 after the last) and their
+# rows of `_cross_gains` (0 after the last)
+P_POINTS, P_COMBO, P_EMPTIES, P_ACROSS, P_CELLS = range(5)
+P_ROWS = P_CELLS + MAX_HAND
+PAIR_COLUMNS = P_ROWS + MAX_HAND
+
+
 @numba.njit(cache=True, inline="always")
-def _nothing_across(cell_rows, empties: int) -> bool:
-    """Whether none of a window's empty cells has a tile beside it across (their `_cross_gains` row is 0)."""
-    for i in range(empties):
-        if cell_rows[i]:
-            return False
-    return True
+def _laid(pairs, k: int, gains, orderings, r: int) -> int:
+    """The points of pair k's combo laid in ordering r, or -1 where a tile makes an invalid hand across."""
+    score = pairs[k, P_POINTS]
+    if pairs[k, P_ACROSS]:
+        for i in range(pairs[k, P_EMPTIES]):
+            gain = gains[pairs[k, P_ROWS + i], orderings[r, i]]
+            if gain < 0:  # BLOCKED across
+                return -1
+            score += gain
+    return score
 
 
 @numba.njit(cache=True)
-def generate_moves(
+def write_moves(
+    pairs, gains, singles, start, count, orderings, label, n: int, action: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The moves of `turn_pairs`' rows written out (actions, lengths, points), in their order: every ordering of
+    each pair's combo that makes valid hands across, then the one-tile moves. `action` >= 0: only the moves
+    that begin with it (the first place step of a turn)."""
+    board_cells = n * n
+    face, cell = action // board_cells, action % board_cells
+    bound = len(singles)
+    for k in range(len(pairs)):
+        if action < 0 or pairs[k, P_CELLS] == cell:
+            bound += count[pairs[k, P_COMBO]]
+    actions, lengths, points = _move_rows(bound)
+    m = 0
+    for k in range(len(pairs)):
+        if action >= 0 and pairs[k, P_CELLS] != cell:
+            continue
+        c, empties = pairs[k, P_COMBO], pairs[k, P_EMPTIES]
+        for r in range(start[c], start[c] + count[c]):
+            if action >= 0 and label[orderings[r, 0]] != face:
+                continue
+            score = _laid(pairs, k, gains, orderings, r)
+            if score < 0:
+                continue
+            for i in range(empties):
+                actions[m, i] = label[orderings[r, i]] * board_cells + pairs[k, P_CELLS + i]
+            for i in range(empties, MAX_HAND):
+                actions[m, i] = -1
+            lengths[m], points[m] = empties, score
+            m += 1
+    for s in range(len(singles)):
+        if action < 0 or singles[s, 0] == action:
+            actions[m, 0] = singles[s, 0]
+            for i in range(1, MAX_HAND):
+                actions[m, i] = -1
+            lengths[m], points[m] = 1, singles[s, 1]
+            m += 1
+    return actions[:m], lengths[:m], points[:m]
+
+
+@numba.njit(cache=True)
+def turn_pairs(
     values,
     colours,
     rack_size,
@@ -431,17 +507,21 @@ def generate_moves(
     tile_key,
     prime,
     hand_table,
-    across_keys,
+    across_slots,
+    across_rows,
     across_points,
+    across_cap,
     window_bonus,
     face_key,
     face_colour,
     mask,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(actions, lengths, points) of every legal move, in the order `movegen.generate_moves` documents; the
-    first move only in the players' order (unordered, it is `opening_moves`). A tiles-mode turn's first mask
-    comes in the same pass: given a zeroed `mask` (empty: none wanted), the moves' first place actions are
-    marked in it and returned ascending (the fourth array; else it is empty).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """A turn's legal moves, not written out: every window with every combo of the rack that makes a move there,
+    as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them):
+    (those pairs, each cell's gains across, the one-tile moves as rows (action, points), their first place
+    actions ascending, how many moves). The first actions are marked in the zeroed `mask`; an empty mask wants
+    neither them nor the count (an empty array and 0 come back). The first move is here only in the players'
+    order (unordered, it is `opening_moves`).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
     (rack.py); the tables: movegen.py's."""
@@ -450,7 +530,9 @@ def generate_moves(
     first = not value.any()
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
-    gain_row, gains, accepts = _cross_gains(value, dark, tile_key, across_keys, across_points, label)
+    gain_row, gains, accepts = _cross_gains(
+        value, dark, tile_key, across_slots, across_rows, across_points, across_cap, label
+    )
     windows = _windows(value, dark, tile_key, prime, most, first, gain_row, accepts, not ordered)
     cells, rows = _window_cells(windows, value, gain_row)
     pair_window, pair_combo, pair_points, class_first = _pairs(
@@ -470,40 +552,24 @@ def generate_moves(
     if ordered:
         order = _players_order(windows, pair_window, class_first, n)
         pair_window, pair_combo, pair_points = pair_window[order], pair_combo[order], pair_points[order]
-    faces_held = len(label) - 1
-    bound = 0 if first else n * n * faces_held
+    pairs = np.empty((len(pair_combo), PAIR_COLUMNS), dtype=np.int64)
     for k in range(len(pair_combo)):
-        bound += count[pair_combo[k]]
-    actions, lengths, points = _move_rows(bound)
-    m = 0
-    board_cells = n * n
-    for k in range(len(pair_combo)):  # every ordering of each pair's combo, with the hands across its cells
-        w, c = pair_window[k], pair_combo[k]
+        w = pair_window[k]
         empties = windows[w, EMPTIES]
-        if _nothing_across(rows[w], empties):  # every ordering is a move, scoring the main hand alone
-            for r in range(start[c], start[c] + count[c]):
-                for i in range(empties):
-                    actions[m, i] = label[orderings[r, i]] * board_cells + cells[w, i]
-                for i in range(empties, MAX_HAND):
-                    actions[m, i] = -1
-                lengths[m], points[m] = empties, pair_points[k]
-                m += 1
-            continue
-        for r in range(start[c], start[c] + count[c]):
-            score, valid = pair_points[k], True
-            for i in range(empties):  # written in place; the row is kept only if every tile is allowed
-                f = orderings[r, i]
-                gain = gains[rows[w, i], f]
-                if gain < 0:  # BLOCKED across: stop at the first such tile
-                    valid = False
-                    break
-                score += gain
-                actions[m, i] = label[f] * board_cells + cells[w, i]
-            if valid:
-                for i in range(empties, MAX_HAND):
-                    actions[m, i] = -1
-                lengths[m], points[m] = empties, score
-                m += 1
+        pairs[k, P_POINTS], pairs[k, P_COMBO], pairs[k, P_EMPTIES], pairs[k, P_ACROSS] = (
+            pair_points[k],
+            pair_combo[k],
+            empties,
+            0,
+        )
+        for i in range(MAX_HAND):
+            pairs[k, P_CELLS + i] = cells[w, i] if i < empties else -1
+            pairs[k, P_ROWS + i] = rows[w, i] if i < empties else 0
+            if i < empties and rows[w, i]:
+                pairs[k, P_ACROSS] = 1
+    faces_held = len(label) - 1
+    singles = np.empty((0 if first else n * n * faces_held, 2), dtype=np.int64)
+    s = 0
     if not first:  # one-tile moves: a valid hand along or across the cell, none invalid
         for r in range(n):
             for c in range(n):
@@ -512,24 +578,56 @@ def generate_moves(
                 for f in range(faces_held):
                     score = gains[gain_row[r, c], f] + gains[gain_row[n + c, r], f]
                     if score >= 0:
-                        actions[m, 0] = label[f] * board_cells + r * n + c
-                        actions[m, 1:] = -1
-                        lengths[m], points[m] = 1, score
-                        m += 1
-    return actions[:m], lengths[:m], points[:m], _first_actions(mask, actions, m, label, board_cells)
+                        singles[s, 0], singles[s, 1] = label[f] * n * n + r * n + c, score
+                        s += 1
+    singles = singles[:s]
+    if not len(mask):
+        return pairs, gains, singles, np.empty(0, dtype=np.int64), 0
+    board_cells = n * n
+    moves = marked = 0
+    for k in range(len(pairs)):
+        c = pairs[k, P_COMBO]
+        if not pairs[k, P_ACROSS]:  # every ordering is a move, and each face of the combo begins one
+            moves += count[c]
+            for i in range(pairs[k, P_EMPTIES]):
+                action = label[template_faces[c, i]] * board_cells + pairs[k, P_CELLS]
+                if not mask[action]:
+                    mask[action] = 1
+                    marked += 1
+            continue
+        for r in range(start[c], start[c] + count[c]):
+            if _laid(pairs, k, gains, orderings, r) < 0:
+                continue
+            moves += 1
+            action = label[orderings[r, 0]] * board_cells + pairs[k, P_CELLS]
+            if not mask[action]:
+                mask[action] = 1
+                marked += 1
+    for s in range(len(singles)):
+        moves += 1
+        if not mask[singles[s, 0]]:
+            mask[singles[s, 0]] = 1
+            marked += 1
+    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells), moves
 
 
 @numba.njit(cache=True)
-def _first_actions(mask, actions, moves: int, label, cells: int) -> np.ndarray:
-    """Into the zeroed `mask` (empty: nothing to do): the first place action of each of the `moves` moves; they
-    are returned ascending, read face by face (the rack's `label`, ascending) over the faces' blocks of cells."""
-    if not len(mask):
-        return np.empty(0, dtype=np.int64)
-    marked = 0
-    for k in range(moves):
-        if not mask[actions[k, 0]]:
-            mask[actions[k, 0]] = 1
-            marked += 1
+def pairs_place_step(
+    pairs, gains, singles, start, count, orderings, label, n: int, action: int, mask, commit: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """`place_step` at depth 0 on a turn kept as `turn_pairs` gives it: the moves that begin with `action`
+    written out (actions, lengths, points), their next place actions marked in the zeroed `mask` and listed,
+    and the points of the one-tile move `action` is (-1: none)."""
+    actions, lengths, points = write_moves(pairs, gains, singles, start, count, orderings, label, n, action)
+    every = np.empty(0, dtype=np.int64)
+    legal = mark_legal(mask, actions, lengths, every, True, 1, commit)
+    return actions, lengths, points, legal, complete_points(lengths, points, every, True, 1)
+
+
+@numba.njit(cache=True)
+def _marked_actions(mask, marked: int, label, cells: int) -> np.ndarray:
+    """The `marked` place actions marked in `mask`, ascending, read face by face (the rack's `label`,
+    ascending) over the faces' blocks of cells."""
     found = np.empty(marked, dtype=np.int64)
     count = 0
     for f in range(len(label) - 1):

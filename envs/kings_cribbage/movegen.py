@@ -31,7 +31,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 
 from tabletop.envs.kings_cribbage import kernels
-from tabletop.envs.kings_cribbage.kernels import NO_TILES
+from tabletop.envs.kings_cribbage.kernels import BLOCKED, HASH_MULTIPLIER, NO_TILES
 from tabletop.envs.kings_cribbage.rack import FACE_KEY, MIXED, rack_template
 from tabletop.envs.kings_cribbage.scoring import (
     FIRST_MOVE_BONUS,
@@ -46,7 +46,6 @@ from tabletop.envs.kings_cribbage.scoring import (
 )
 from tabletop.envs.kings_cribbage.tiles import FACE_COLOUR, NUM_FACES, NUM_RANKS
 
-BLOCKED = -(1 << 20)  # a face that makes an invalid hand across: any sum of gains holding it stays negative
 # a move scores its main hand and one hand across each placed tile, each at most the best hand plus the
 # one-colour bonus, plus the opening and full-rack bonuses
 MOVE_MOST = (MAX_HAND + 1) * (int(HAND_TABLE.max()) + ONE_COLOUR_BONUS) + FIRST_MOVE_BONUS + FULL_RACK_BONUS
@@ -201,6 +200,69 @@ class Opening(_WrittenOnRead):
         return kept, kept.mark(mask, 1, commit)
 
 
+class Pairs(_WrittenOnRead):
+    """A tiles-mode turn's moves after the first move, kept as its windows' pairs with the rack's combos
+    (`kernels.turn_pairs`), not written out: a turn reads its first mask from them, and its first place step
+    writes only the moves that begin with that action (a few of ~450). Anything that reads `actions`,
+    `lengths` or `points` gets the moves written out once (`kernels.write_moves`), in the order of `generate_moves`."""
+
+    __slots__ = ("pairs", "gains", "singles", "template", "label", "board_size", "count", "_written")
+
+    def __init__(self, pairs, gains, singles, template, label, board_size: int, count: int) -> None:
+        self.pairs, self.gains, self.singles, self.template = pairs, gains, singles, template
+        self.label, self.board_size, self.count = label, board_size, count
+        self._written: MoveSet | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _write(self, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        t = self.template
+        return kernels.write_moves(
+            self.pairs, self.gains, self.singles, t.start, t.count, t.orderings, self.label, self.board_size, action
+        )
+
+    @property
+    def written(self) -> MoveSet:
+        if self._written is None:
+            self._written = MoveSet(*self._write(-1))
+        return self._written
+
+    def narrow(self, depth: int, action: int) -> MoveSet:
+        """`MoveSet.narrow`: at depth 0 from the pairs, deeper from the moves written out."""
+        if depth:
+            return self.written.narrow(depth, action)
+        return MoveSet(*self._write(action))
+
+    def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
+        """`MoveSet.mark`, from the moves written out (a turn's first mask comes with the pairs)."""
+        return self.written.mark(mask, depth, commit)
+
+    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+        """`MoveSet.place_step`: at depth 0 the moves that begin with `action`, written from the pairs."""
+        if depth:
+            return self.written.place_step(depth, action, mask, commit)
+        t = self.template
+        actions, lengths, points, legal, _ = kernels.pairs_place_step(
+            self.pairs,
+            self.gains,
+            self.singles,
+            t.start,
+            t.count,
+            t.orderings,
+            self.label,
+            self.board_size,
+            action,
+            mask,
+            commit,
+        )
+        return MoveSet(actions, lengths, points), legal
+
+    def complete_points(self, depth: int) -> int:
+        """`MoveSet.complete_points`, from the moves written out."""
+        return self.written.complete_points(depth)
+
+
 EMPTY_MOVES = MoveSet(np.zeros((0, MAX_HAND), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
@@ -251,6 +313,26 @@ def _across_table() -> tuple[np.ndarray, np.ndarray]:
 ACROSS_KEYS, ACROSS_POINTS = _across_table()
 
 
+def _across_hash(keys: np.ndarray, bits: int = 13) -> tuple[np.ndarray, np.ndarray]:
+    """The across keys as a hash table for the move kernel (`kernels._across_row`), which looks up ~75 keys a
+    turn: (per slot its key or -1, per slot the key's index in `keys`). A key starts at the top `bits` bits of
+    its product with HASH_MULTIPLIER (mod 2**64) and takes the next free slot; 2,380 keys fill 8,192 slots."""
+    slots, rows = np.full(1 << bits, -1, dtype=np.int64), np.zeros(1 << bits, dtype=np.int64)
+    for row, key in enumerate(keys.tolist()):
+        slot = (key * HASH_MULTIPLIER) % 2**64 >> (64 - bits)
+        while slots[slot] >= 0:
+            slot = (slot + 1) % (1 << bits)
+        slots[slot], rows[slot] = key, row
+    return slots, rows
+
+
+# what the kernel reads of the cross-hand table: the hash table, the points as bytes (-1 for BLOCKED: a byte row
+# is 30 bytes where an int64 one is 240) and the key standing for 5+ tiles
+ACROSS_SLOTS, ACROSS_ROWS = _across_hash(ACROSS_KEYS)
+ACROSS_BYTES = np.where(ACROSS_POINTS < 0, -1, ACROSS_POINTS).astype(np.int8)
+ACROSS_CAP = int(ACROSS_KEYS[-1])
+
+
 def generate_moves(
     values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool = True
 ) -> MoveSet | Opening:
@@ -261,14 +343,17 @@ def generate_moves(
 
 
 _NO_MASK = np.zeros(0, dtype=np.int8)
+# what the move kernels read
+_TABLES = (TILE_KEYS, ORDER_PRIMES, HAND_TABLE, ACROSS_SLOTS, ACROSS_ROWS, ACROSS_BYTES, ACROSS_CAP, WINDOW_BONUS)
 
 
 def turn_moves(
     values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool, mask: np.ndarray
-) -> tuple[MoveSet | Opening, np.ndarray | None]:
+) -> tuple[MoveSet | Opening | Pairs, np.ndarray | None]:
     """`generate_moves`, and a tiles-mode turn's first mask from the same pass: given a zeroed `mask`, the moves'
     first place actions are marked in it and also returned ascending. None instead of them where the moves
-    mark nothing: an empty `mask`, no move, or an `Opening` (its first actions are read from its orderings)."""
+    mark nothing: an empty `mask`, no move, or an `Opening` (its first actions are read from its orderings).
+    Given a mask and not `ordered`, the moves after the first are kept as `Pairs`."""
     if not len(rack):
         return EMPTY_MOVES, None
     values, colours = np.asarray(values), np.asarray(colours)
@@ -283,20 +368,10 @@ def turn_moves(
             fits = sizes <= n
             faces, sizes, points = faces[fits], sizes[fits], points[fits]
         return Opening(faces, sizes, points, n), None
-    actions, lengths, points, legal = kernels.generate_moves(
-        values,
-        colours,
-        *rack_args,
-        label,
-        ordered,
-        TILE_KEYS,
-        ORDER_PRIMES,
-        HAND_TABLE,
-        ACROSS_KEYS,
-        ACROSS_POINTS,
-        WINDOW_BONUS,
-        FACE_KEY,
-        FACE_COLOUR,
-        mask,
+    pairs, gains, singles, legal, count = kernels.turn_pairs(
+        values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
     )
-    return MoveSet(actions, lengths, points), legal if len(lengths) and len(mask) else None
+    moves = Pairs(pairs, gains, singles, template, label, values.shape[0], count)
+    if not len(mask):
+        return moves.written, None
+    return moves, legal if count else None

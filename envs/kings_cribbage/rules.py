@@ -24,7 +24,7 @@ from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable, require
 from tabletop.envs.kings_cribbage import movegen, saved
 from tabletop.envs.kings_cribbage.actions import EXCHANGE_CHOICES, moves_layout, tiles_layout  # noqa: F401 (re-exported)
-from tabletop.envs.kings_cribbage.movegen import MoveSet, Narrowed, Opening, generate_moves, turn_moves
+from tabletop.envs.kings_cribbage.movegen import MoveSet, Narrowed, Opening, Pairs, generate_moves, turn_moves
 from tabletop.envs.kings_cribbage.offer import offered_moves
 from tabletop.envs.kings_cribbage.tiles import (
     FACE_COLOUR,
@@ -225,8 +225,10 @@ class KingsCribbageState(BaseState):
         self.terminal = False
         self.pending: list[int] = []  # place actions of the move being built
         self.marked: list[int] = []  # kinds chosen for the exchange
-        self.moves: MoveSet | Opening | None = None
-        self.alive: MoveSet | Narrowed | Opening = movegen.EMPTY_MOVES  # tiles mode: the moves extending `pending`
+        self.moves: MoveSet | Opening | Pairs | None = None
+        self.alive: MoveSet | Narrowed | Opening | Pairs = (
+            movegen.EMPTY_MOVES
+        )  # tiles mode: the moves extending `pending`
         self.offered = movegen.EMPTY_MOVES  # moves mode: the moves this turn offers, in slot order
         # whether later turns list `moves` in the players' order (what a heuristic generates from the view, so
         # a search rollout that picks from `moves` breaks ties as `act` does); the rules need only the set
