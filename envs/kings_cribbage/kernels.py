@@ -262,15 +262,21 @@ def _pairs(
     class_first = buffer[3 * bound :]
     class_first[:] = np.iinfo(np.int64).max
     count = 0
+    needs = np.empty(MAX_HAND, dtype=np.int64)  # a window's cells that do not accept every face: their faces
     for w in range(len(windows)):
         length, key, state, empties = windows[w, LENGTH], windows[w, KEY], windows[w, STATE], windows[w, EMPTIES]
         window_code = (state + 1) + 4 * (length == MAX_HAND) + 8 * (empties == RACK_SIZE)
         count_class = 8 * (windows[w, LINE] >= n) + empties
         code = _group_code(windows[w], n)
+        needed = 0
+        for i in range(empties):
+            if accepts[rows[w, i]] != accepts[0]:
+                needs[needed] = accepts[rows[w, i]]
+                needed += 1
         for c in range(combos_of[empties], combos_of[empties + 1]):
             fits = True
-            for i in range(empties):
-                if not accepts[rows[w, i]] & combo_bits[c]:
+            for i in range(needed):
+                if not needs[i] & combo_bits[c]:
                     fits = False
                     break
             if not fits and (not ordered or class_first[count_class] <= code):
@@ -515,13 +521,13 @@ def turn_pairs(
     face_key,
     face_colour,
     mask,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A turn's legal moves, not written out: every window with every combo of the rack that makes a move there,
     as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them):
     (those pairs, each cell's gains across, the one-tile moves as rows (action, points), their first place
-    actions ascending, how many moves). The first actions are marked in the zeroed `mask`; an empty mask wants
-    neither them nor the count (an empty array and 0 come back). The first move is here only in the players'
-    order (unordered, it is `opening_moves`).
+    actions ascending). The first actions are marked in the zeroed `mask` (empty: none are wanted, and an empty
+    array comes back for them); an ordering is checked across only where its first action is not marked yet.
+    The first move is here only in the players' order (unordered, it is `opening_moves`).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
     (rack.py); the tables: movegen.py's."""
@@ -582,13 +588,12 @@ def turn_pairs(
                         s += 1
     singles = singles[:s]
     if not len(mask):
-        return pairs, gains, singles, np.empty(0, dtype=np.int64), 0
+        return pairs, gains, singles, np.empty(0, dtype=np.int64)
     board_cells = n * n
-    moves = marked = 0
+    marked = 0
     for k in range(len(pairs)):
         c = pairs[k, P_COMBO]
         if not pairs[k, P_ACROSS]:  # every ordering is a move, and each face of the combo begins one
-            moves += count[c]
             for i in range(pairs[k, P_EMPTIES]):
                 action = label[template_faces[c, i]] * board_cells + pairs[k, P_CELLS]
                 if not mask[action]:
@@ -596,19 +601,26 @@ def turn_pairs(
                     marked += 1
             continue
         for r in range(start[c], start[c] + count[c]):
-            if _laid(pairs, k, gains, orderings, r) < 0:
-                continue
-            moves += 1
             action = label[orderings[r, 0]] * board_cells + pairs[k, P_CELLS]
-            if not mask[action]:
+            if not mask[action] and _laid(pairs, k, gains, orderings, r) >= 0:
                 mask[action] = 1
                 marked += 1
     for s in range(len(singles)):
-        moves += 1
         if not mask[singles[s, 0]]:
             mask[singles[s, 0]] = 1
             marked += 1
-    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells), moves
+    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells)
+
+
+@numba.njit(cache=True)
+def count_moves(pairs, gains, singles, start, count, orderings) -> int:
+    """How many moves `turn_pairs`' rows make (what `write_moves` would write)."""
+    moves = len(singles)
+    for k in range(len(pairs)):
+        c = pairs[k, P_COMBO]
+        for r in range(start[c], start[c] + count[c]):
+            moves += _laid(pairs, k, gains, orderings, r) >= 0
+    return moves
 
 
 @numba.njit(cache=True)

@@ -206,15 +206,26 @@ class Pairs(_WrittenOnRead):
     writes only the moves that begin with that action (a few of ~450). Anything that reads `actions`,
     `lengths` or `points` gets the moves written out once (`kernels.write_moves`), in the order of `generate_moves`."""
 
-    __slots__ = ("pairs", "gains", "singles", "template", "label", "board_size", "count", "_written")
+    __slots__ = ("pairs", "gains", "singles", "template", "label", "board_size", "any_move", "_count", "_written")
 
-    def __init__(self, pairs, gains, singles, template, label, board_size: int, count: int) -> None:
+    def __init__(self, pairs, gains, singles, template, label, board_size: int, any_move: bool) -> None:
         self.pairs, self.gains, self.singles, self.template = pairs, gains, singles, template
-        self.label, self.board_size, self.count = label, board_size, count
+        self.label, self.board_size, self.any_move = label, board_size, any_move
+        self._count = -1
         self._written: MoveSet | None = None
 
+    def __bool__(self) -> bool:
+        """Whether there is a move: known from the first mask, where the count needs every ordering checked."""
+        return self.any_move
+
     def __len__(self) -> int:
-        return self.count
+        if self._count < 0:
+            if self._written is not None:
+                self._count = len(self._written)
+            else:
+                t = self.template
+                self._count = kernels.count_moves(self.pairs, self.gains, self.singles, t.start, t.count, t.orderings)
+        return self._count
 
     def _write(self, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         t = self.template
@@ -368,10 +379,10 @@ def turn_moves(
             fits = sizes <= n
             faces, sizes, points = faces[fits], sizes[fits], points[fits]
         return Opening(faces, sizes, points, n), None
-    pairs, gains, singles, legal, count = kernels.turn_pairs(
+    pairs, gains, singles, legal = kernels.turn_pairs(
         values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
     )
-    moves = Pairs(pairs, gains, singles, template, label, values.shape[0], count)
+    moves = Pairs(pairs, gains, singles, template, label, values.shape[0], len(legal) > 0)
     if not len(mask):
         return moves.written, None
-    return moves, legal if count else None
+    return moves, legal if len(legal) else None

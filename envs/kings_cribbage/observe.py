@@ -201,7 +201,7 @@ class KingsCribbageObserver:
         if mover >= 0:
             obs[at["to_move"] + (mover - player) % n] = 1
         if mover >= 0 and (player == mover or self.omniscient):
-            can_move = len(state.moves) > 0
+            can_move = bool(state.moves)
             obs[at["phase"] + (0 if can_move and not tiles else (1 if can_move else 2))] = 1
             if g.moves_mode:
                 self._encode_options(state, obs)

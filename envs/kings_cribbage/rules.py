@@ -309,7 +309,7 @@ class KingsCribbageState(BaseState):
             self._keep(mask, legal)
         if g.moves_mode:
             self.offered = offered_moves(self.moves, self.racks[self.current], g.board_size, g.max_moves)
-        if not len(self.moves) and not any(self.bags) and self._nobody_can_move():
+        if not self.moves and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
     def moves_for(self, seat: int) -> MoveSet | Opening:
@@ -405,7 +405,7 @@ class KingsCribbageState(BaseState):
             else:
                 mask[g.exchange_base + np.array(self.exchange_choices())] = 1
             return mask
-        if len(self.moves):  # the moves that extend `pending`: their next tile, or commit where one is complete
+        if self.moves:  # the moves that extend `pending`: their next tile, or commit where one is complete
             legal = self.alive.mark(mask, len(self.pending), g.commit_action)
             if legal is not None:
                 self._keep(mask, legal)
@@ -515,7 +515,7 @@ class KingsCribbageState(BaseState):
         if g.moves_mode:
             v["max_moves"] = g.max_moves
         if player is None or player == self.current_player:
-            v["can_move"] = bool(len(self.moves)) and not self.terminal
+            v["can_move"] = bool(self.moves) and not self.terminal
             if g.moves_mode:
                 v["offered"] = [
                     row[:length].tolist() for row, length in zip(self.offered.actions, self.offered.lengths)
