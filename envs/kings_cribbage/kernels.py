@@ -521,19 +521,23 @@ def turn_pairs(
     face_key,
     face_colour,
     mask,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
     """A turn's legal moves, not written out: every window with every combo of the rack that makes a move there,
     as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them):
     (those pairs, each cell's gains across, the one-tile moves as rows (action, points), their first place
-    actions ascending). The first actions are marked in the zeroed `mask` (empty: none are wanted, and an empty
-    array comes back for them); an ordering is checked across only where its first action is not marked yet.
-    The first move is here only in the players' order (unordered, it is `opening_moves`).
+    actions ascending). The first actions are marked in `mask`, cleared first (empty: none are wanted, and an
+    empty array comes back for them); an ordering is checked across only where its first action is not marked yet.
+    The last value says whether the board is empty: the first move is here only in the players' order
+    (unordered, it is `opening_moves`, and nothing else is computed).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
     (rack.py); the tables: movegen.py's."""
     value, dark = _lines(values, colours)
     n = values.shape[0]
     first = not value.any()
+    if first and not ordered:
+        nothing = np.empty((0, PAIR_COLUMNS), dtype=np.int64)
+        return nothing, nothing, nothing, np.empty(0, dtype=np.int64), True
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
     gain_row, gains, accepts = _cross_gains(
@@ -588,7 +592,8 @@ def turn_pairs(
                         s += 1
     singles = singles[:s]
     if not len(mask):
-        return pairs, gains, singles, np.empty(0, dtype=np.int64)
+        return pairs, gains, singles, np.empty(0, dtype=np.int64), first
+    mask[:] = 0
     board_cells = n * n
     marked = 0
     for k in range(len(pairs)):
@@ -609,7 +614,7 @@ def turn_pairs(
         if not mask[singles[s, 0]]:
             mask[singles[s, 0]] = 1
             marked += 1
-    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells)
+    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells), first
 
 
 @numba.njit(cache=True)
@@ -628,7 +633,7 @@ def pairs_place_step(
     pairs, gains, singles, start, count, orderings, label, n: int, action: int, mask, commit: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """`place_step` at depth 0 on a turn kept as `turn_pairs` gives it: the moves that begin with `action`
-    written out (actions, lengths, points), their next place actions marked in the zeroed `mask` and listed,
+    written out (actions, lengths, points), their next place actions marked in `mask` (cleared first) and listed,
     and the points of the one-tile move `action` is (-1: none)."""
     actions, lengths, points = write_moves(pairs, gains, singles, start, count, orderings, label, n, action)
     every = np.empty(0, dtype=np.int64)
@@ -708,9 +713,11 @@ def complete_points(lengths, points, rows, every: bool, depth: int) -> int:
 
 @numba.njit(cache=True)
 def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: int) -> np.ndarray:
-    """Into the zeroed `mask`: the place action at `depth` of every move looked at (every move, or the rows
-    `rows`), and `commit` where one is complete. Returns the actions marked, ascending (read from the moves,
-    not from a scan of the whole mask)."""
+    """Into `mask`, cleared first (a caller may hand it over unwritten: `np.empty` costs less than `np.zeros`):
+    the place action at `depth` of every move looked at (every move, or the rows `rows`), and `commit` where
+    one is complete. Returns the actions marked, ascending (read from the moves, not from a scan of the whole
+    mask)."""
+    mask[:] = 0
     looked = len(lengths) if every else len(rows)
     found = np.empty(looked + 1, dtype=np.int64)
     count = 0

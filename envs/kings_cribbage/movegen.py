@@ -68,7 +68,7 @@ class MoveSet:
         return MoveSet(*kernels.narrow(self.actions, self.lengths, self.points, depth, action))
 
     def mark(self, mask: np.ndarray, depth: int, commit: int) -> np.ndarray:
-        """Into the zeroed `mask`: the moves' place actions at `depth`, and `commit` where a move is complete.
+        """Into `mask` (cleared first): the moves' place actions at `depth`, and `commit` where a move is complete.
         Returns those actions, ascending."""
         return kernels.mark_legal(mask, self.actions, self.lengths, _EVERY, True, depth, commit)
 
@@ -361,16 +361,19 @@ _TABLES = (TILE_KEYS, ORDER_PRIMES, HAND_TABLE, ACROSS_SLOTS, ACROSS_ROWS, ACROS
 def turn_moves(
     values: np.ndarray, colours: np.ndarray, rack: Sequence[int], ordered: bool, mask: np.ndarray
 ) -> tuple[MoveSet | Opening | Pairs, np.ndarray | None]:
-    """`generate_moves`, and a tiles-mode turn's first mask from the same pass: given a zeroed `mask`, the moves'
+    """`generate_moves`, and a tiles-mode turn's first mask from the same pass: given a `mask`, the moves'
     first place actions are marked in it and also returned ascending. None instead of them where the moves
     mark nothing: an empty `mask`, no move, or an `Opening` (its first actions are read from its orderings).
-    Given a mask and not `ordered`, the moves after the first are kept as `Pairs`."""
+    Given a mask, the moves after the first are kept as `Pairs`."""
     if not len(rack):
         return EMPTY_MOVES, None
     values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(rack)
     rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
-    if not ordered and not np.count_nonzero(values):
+    pairs, gains, singles, legal, first = kernels.turn_pairs(
+        values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
+    )
+    if first and not ordered:
         n = values.shape[0]
         faces, sizes, points = kernels.opening_orderings(
             *rack_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR
@@ -379,9 +382,6 @@ def turn_moves(
             fits = sizes <= n
             faces, sizes, points = faces[fits], sizes[fits], points[fits]
         return Opening(faces, sizes, points, n), None
-    pairs, gains, singles, legal = kernels.turn_pairs(
-        values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
-    )
     moves = Pairs(pairs, gains, singles, template, label, values.shape[0], len(legal) > 0)
     if not len(mask):
         return moves.written, None

@@ -93,7 +93,7 @@ def rack_template(rack: Sequence[int]) -> tuple[Template, np.ndarray]:
     rack whose tiles offer the same choices among them, and those faces (then -1, the padding). A move kernel
     relabels them as it reads them. Racks seldom repeat (~142k of 5 tiles), so the pattern and the label come
     from one kernel call (~2 us; `rack_options` in Python took ~7), and only a new pattern pays for Python."""
-    code, label = kernels.rack_pattern(np.array(rack, dtype=np.int64), KIND_FACES)
+    code, label = kernels.rack_pattern(np.array(rack, np.int64), KIND_FACES)
     template = _TEMPLATES.get(code)
     if template is None:
         template = _TEMPLATES[code] = _template(rack_options(tuple(sorted(rack)))[0])

@@ -270,6 +270,13 @@ class KingsCribbageState(BaseState):
         else:
             BaseState.apply(self, action)
 
+    def legal_actions(self) -> np.ndarray:
+        """`BaseState.legal_actions`, read straight from the kept list where the kept mask is this position's."""
+        mask = self._mask
+        if mask is not None and self._legal_of is mask:
+            return self._legal
+        return BaseState.legal_actions(self)
+
     def _apply_action(self, action: int) -> None:
         g = self.game
         if g.moves_mode:
@@ -291,10 +298,10 @@ class KingsCribbageState(BaseState):
         """Tiles mode: lay a place action the mask allows. The moves are narrowed, the next mask marked and its
         legal actions listed in one kernel call; the next action reads them."""
         g = self.game
-        mask = np.zeros(g.num_actions, dtype=np.int8)
+        mask = np.empty(g.num_actions, np.int8)  # the kernel clears it
         self.alive, legal = self.alive.place_step(len(self.pending), action, mask, g.commit_action)
         self.pending.append(action)
-        legal.setflags(write=False)
+        legal.setflags(False)  # handed out without a copy
         self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- turns ------------------------------------------------------------------------------------
@@ -302,7 +309,7 @@ class KingsCribbageState(BaseState):
         """Enumerate the mover's legal moves; end the game if the bag is empty and nobody can move."""
         self.pending, self.marked, self._mask = [], [], None
         g = self.game
-        mask = _NO_MASK if g.moves_mode else np.zeros(g.num_actions, dtype=np.int8)  # marked as moves are found
+        mask = _NO_MASK if g.moves_mode else np.empty(g.num_actions, np.int8)  # cleared and marked as moves are found
         self.moves, legal = turn_moves(self.values, self.colours, self.racks[self.current], self.players_order, mask)
         self.alive = self.moves
         if legal is not None:
@@ -338,12 +345,13 @@ class KingsCribbageState(BaseState):
         """Put a legal move's tiles on the board (place actions), score it, refill; the game may end."""
         cells, size = self.game.cells, self.game.board_size
         rack = self.racks[self.current]
+        values, colours, printed = self.values, self.colours, self.printed
         for action in actions:
             face, cell = divmod(action, cells)
             at = divmod(cell, size)
-            self.values[at] = _FACE_VALUE[face]
-            self.colours[at] = _FACE_COLOUR[face]
-            self.printed[at] = _FACE_PRINTED[face]
+            values[at] = _FACE_VALUE[face]
+            colours[at] = _FACE_COLOUR[face]
+            printed[at] = _FACE_PRINTED[face]
             rack.remove(_FACE_KIND[face])
         self.score[self.current] += points
         self.draw(self.current, self.game.rack_size - len(rack))
@@ -423,7 +431,7 @@ class KingsCribbageState(BaseState):
     def _keep(self, mask: np.ndarray, legal: np.ndarray) -> None:
         """Tiles mode with a move to build: keep the mask and its legal actions, read off the moves that extend
         `pending` as the mask was made (the mask has 5,098 entries), so `legal_actions` scans nothing."""
-        legal.setflags(write=False)
+        legal.setflags(False)  # handed out without a copy
         self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- exchanges at move level ------------------------------------------------------------------
