@@ -55,10 +55,14 @@ class MoveSet:
     """All legal moves of one turn: `actions[i, :lengths[i]]` are move i's place actions, `points[i]` its score.
     Never changed once built (states share it). A plain class: a tiles-mode place step builds one."""
 
-    __slots__ = ("actions", "lengths", "points")
+    __slots__ = ("actions", "lengths", "points", "depth", "points_at_depth")
 
-    def __init__(self, actions: np.ndarray, lengths: np.ndarray, points: np.ndarray) -> None:
+    def __init__(
+        self, actions: np.ndarray, lengths: np.ndarray, points: np.ndarray, depth: int = -1, points_at_depth: int = -1
+    ) -> None:
+        """`depth`, `points_at_depth`: where known, the points of the move of `depth` tiles (-1: none)."""
         self.actions, self.lengths, self.points = actions, lengths, points
+        self.depth, self.points_at_depth = depth, points_at_depth
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -81,6 +85,8 @@ class MoveSet:
 
     def complete_points(self, depth: int) -> int:
         """The points of the move of `depth` tiles (these moves extend the same `depth` tiles), or -1 if none."""
+        if depth == self.depth:
+            return self.points_at_depth
         return kernels.complete_points(self.lengths, self.points, _EVERY, True, depth)
 
 
@@ -254,7 +260,7 @@ class Pairs(_WrittenOnRead):
         if depth:
             return self.written.place_step(depth, action, mask, commit)
         t = self.template
-        actions, lengths, points, legal, _ = kernels.pairs_place_step(
+        actions, lengths, points, legal, complete = kernels.pairs_place_step(
             self.pairs,
             self.gains,
             self.singles,
@@ -267,7 +273,7 @@ class Pairs(_WrittenOnRead):
             mask,
             commit,
         )
-        return MoveSet(actions, lengths, points), legal
+        return MoveSet(actions, lengths, points, 1, complete), legal
 
     def complete_points(self, depth: int) -> int:
         """`MoveSet.complete_points`, from the moves written out."""

@@ -155,6 +155,7 @@ class KingsCribbageGame:
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
         self._check_box()
+        self._unshuffled = tuple(np.array(tiles, dtype=np.int64) for tiles in self.bag_tiles())  # what a deal shuffles
 
     def _check_box(self) -> None:
         """Every bag must fill the racks that draw from it at the start."""
@@ -194,7 +195,7 @@ class KingsCribbageGame:
     def new_initial_state(self, rng: np.random.Generator | Chance) -> KingsCribbageState:
         chance = as_chance(rng).spawn()
         state = KingsCribbageState(self, chance)
-        state.bags = [[int(k) for k in chance.shuffled(bag)] for bag in self.bag_tiles()]
+        state.bags = [chance.shuffled(bag).tolist() for bag in self._unshuffled]
         for seat in range(self.num_players):
             state.draw(seat, self.rack_size)
         state.current = chance.integers(self.num_players)  # the low draw starts
