@@ -17,6 +17,7 @@ from tabletop.train.selfplay.policy import (
     MlpPolicy,
     head_reads_legal_only,
     legal_log_softmax,
+    legal_sample,
     legal_scores,
     policy_kwargs,
 )
@@ -98,6 +99,9 @@ def test_legal_scores_equal_the_masked_categorical(actions, legal, legal_only):
     row, action, log_p_legal = legal_log_softmax(latent, head, masks)
     assert torch.equal(torch.stack([row, action]), torch.stack(masks.nonzero(as_tuple=True)))
     torch.testing.assert_close(log_p_legal, log_p[row, action])
+    best, best_log_p = legal_sample(latent, head, masks, deterministic=True)
+    assert torch.equal(best, log_p.argmax(dim=1))
+    torch.testing.assert_close(best_log_p, log_p.max(dim=1).values)
 
 
 def policies() -> tuple[MaskableActorCriticPolicy, MlpPolicy]:
