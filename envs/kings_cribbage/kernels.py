@@ -829,7 +829,8 @@ def rack_pattern(rack, kind_faces) -> tuple[int, np.ndarray]:
     equal exactly for racks whose sorted tiles offer the same choices among those faces (rack.py's
     `rack_options`): per tile, 1 + its first face's index + 11 * (1 + its second's, or 0), in base 121, the
     first tile lowest (every digit is at least 1, so racks of fewer tiles get codes of their own)."""
-    kinds = np.sort(rack)
+    kinds = rack.copy()
+    _sort_front(kinds, len(kinds))
     faces = np.empty(2 * len(kinds) + 1, dtype=np.int64)
     held = 0
     for i in range(len(kinds)):
@@ -838,7 +839,7 @@ def rack_pattern(rack, kind_faces) -> tuple[int, np.ndarray]:
                 if kind_faces[kinds[i], j] >= 0:
                     faces[held] = kind_faces[kinds[i], j]
                     held += 1
-    faces[:held].sort()
+    _sort_front(faces, held)
     faces[held] = -1
     code = 0
     for i in range(len(kinds) - 1, -1, -1):
@@ -846,7 +847,10 @@ def rack_pattern(rack, kind_faces) -> tuple[int, np.ndarray]:
         for j in range(2):
             face = kind_faces[kinds[i], j]
             if face >= 0:
-                digit += weight * (1 + np.searchsorted(faces[:held], face))
+                index = 0  # its place among the sorted faces (at most 10: a scan)
+                while faces[index] < face:
+                    index += 1
+                digit += weight * (1 + index)
             weight *= 11
         code = code * 121 + digit
     return code, faces[: held + 1]
