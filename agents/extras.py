@@ -9,6 +9,10 @@ traceback from deep inside, never a half-made output.
 from __future__ import annotations
 
 import importlib
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
 
 EXTRA_OF = {  # importable module -> the extra that installs it (None: no extra does)
     "torch": "train",
@@ -54,3 +58,36 @@ def require(what: str, *modules: str) -> None:
             if err.name != module:
                 raise
             raise missing(what, module) from None
+
+
+def installed_versions(*dists: str) -> dict[str, str | None]:
+    """Python's version and each distribution's installed version (None where it is not installed)."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in dists:
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            found[dist] = None
+    return found
+
+
+def source_commit() -> str | None:
+    """The git commit this package's source is checked out at, with "+changes" where files differ from it; None
+    for an install that is not a git checkout."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():  # an installed copy: a repository around site-packages is not its source
+        return None
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")

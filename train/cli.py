@@ -193,7 +193,7 @@ def _benchmark(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     out = Path(args.out)
     jobs = plan(suite, names(args.tasks), names(args.algorithms), args.seeds, out, skip=skipped)
-    record_grid(out, suite, jobs)
+    record_grid(out, suite, jobs, warn=skipped)
     try:
         statuses = run_grid(jobs, workers=args.workers, ray_address=args.ray_address, progress=not args.quiet)
     except KeyboardInterrupt:

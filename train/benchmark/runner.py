@@ -1,6 +1,7 @@
 """`tabletop benchmark SUITE`: every (task, algorithm, seed) of a grid as a resumable run folder.
 
     OUT/benchmark.json                       what the grid was started with (suite, tasks, algorithms, seeds)
+                                             and each code version that ran it
     OUT/<task>/reference.json                the panel's own scores on the evaluation games (the score's 0 and 1)
     OUT/<task>/timing.json                   the reference's CPU seconds
     OUT/<task>/cfr_plus.json                 an exact task's reference line: CFR+'s NashConv by iteration
@@ -39,7 +40,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tabletop.agents.extras import MissingExtra
+from tabletop.agents.extras import MissingExtra, installed_versions, source_commit
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.exact import CFR_FILE, cfr_plus, nash_conv
 from tabletop.train.benchmark.families import load_family, missing_extra
@@ -254,12 +255,26 @@ def installed(names: list[str], skip: Callable[[str], None]) -> list[str]:
     return kept
 
 
-def record_grid(out: Path, suite: Suite, jobs: list[Job]) -> None:
-    """benchmark.json: the suite, its version, the sha256 of every panel policy file, and every run of the grids
-    started in `out` (a later call may add runs)."""
+def code_version() -> dict[str, str | None]:
+    """What trained the runs: this package's version and git commit, torch's and numpy's versions."""
+    return {**installed_versions("tabletop-rl", "torch", "numpy"), "commit": source_commit()}
+
+
+def record_grid(out: Path, suite: Suite, jobs: list[Job], warn: Callable[[str], None] = print) -> None:
+    """benchmark.json: the suite, its version, the sha256 of every panel policy file, every run of the grids
+    started in `out` (a later call may add runs), and each code version that ran them. Results reproduce bit
+    for bit under the code that made them; `warn` says so when a folder is resumed under other code."""
     out.mkdir(parents=True, exist_ok=True)
     grid = read_json(out / GRID_FILE, {"suite": suite.source, "runs": []})
     grid["suite_version"] = suite.version
+    code, versions = code_version(), grid.setdefault("code", [])
+    if versions and code not in versions:
+        warn(
+            f"{out} was started under {describe(versions[-1])}; this is {describe(code)}: finished runs stay "
+            "as they are, runs resumed now continue under this code"
+        )
+    if code not in versions:
+        versions.append(code)
     tasks = {job.task["name"]: task_from_dict(job.task) for job in jobs}
     grid["panel_sha256"] = {**grid.get("panel_sha256", {}), **{name: panel_files(t) for name, t in tasks.items()}}
     runs = {r["folder"]: r for r in grid["runs"]}
@@ -273,6 +288,12 @@ def record_grid(out: Path, suite: Suite, jobs: list[Job]) -> None:
             }
     grid["runs"] = sorted(runs.values(), key=lambda r: r["folder"])
     write_json(out / GRID_FILE, grid)
+
+
+def describe(code: dict[str, str | None]) -> str:
+    """One code version in words: the package's version, and its commit where known."""
+    commit = code.get("commit")
+    return f"tabletop-rl {code.get('tabletop-rl')}" + (f" at commit {commit}" if commit else "")
 
 
 def run_grid(

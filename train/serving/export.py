@@ -17,16 +17,14 @@ Only the actor runs in the model (the network -> action head); the value head st
 from __future__ import annotations
 
 import json
-import platform
 import warnings
-from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tabletop.agents import PolicyAgent, RandomAgent
-from tabletop.agents.extras import require
+from tabletop.agents.extras import installed_versions, require
 from tabletop.agents.networks import MASKED_LOGIT  # no torch: the package holds its constants only
 from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
 from tabletop.agents.policy_agent import actor_logits
@@ -171,16 +169,6 @@ def verify(policy, path: Path, observations: np.ndarray, masks: np.ndarray) -> d
     }
 
 
-def _versions() -> dict[str, str | None]:
-    found = {}
-    for dist in ("tabletop-rl", "torch", "onnx", "onnxruntime", "stable-baselines3", "sb3-contrib", "numpy"):
-        try:
-            found[dist] = importlib_metadata.version(dist)
-        except importlib_metadata.PackageNotFoundError:
-            found[dist] = None
-    return {"python": platform.python_version(), **found}
-
-
 def build_metadata(spec: EnvSpec) -> dict[str, Any]:
     """Everything a frontend needs besides the model: which game, how observations and actions are laid out."""
     env = spec.make_raw()
@@ -223,7 +211,9 @@ def build_metadata(spec: EnvSpec) -> dict[str, Any]:
                 "action": {"dtype": "int64", "shape": ["batch"], "meaning": "argmax of the masked logits"},
             },
         },
-        "versions": _versions(),
+        "versions": installed_versions(
+            "tabletop-rl", "torch", "onnx", "onnxruntime", "stable-baselines3", "sb3-contrib", "numpy"
+        ),
     }
 
 

@@ -129,6 +129,22 @@ def test_an_interrupted_grid_resumes_and_never_touches_a_finished_run(tmp_path, 
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in seed0.rglob("*") if p.is_file()} == before
 
 
+def test_a_grid_records_each_code_version_and_says_when_a_resume_runs_other_code(tmp_path, monkeypatch):
+    suite = load_suite(SMOKE)
+    jobs = runner.plan(suite, ["cromlet_2p"], ["ppo"], 1, tmp_path)
+    said = []
+    runner.record_grid(tmp_path, suite, jobs, warn=said.append)
+    runner.record_grid(tmp_path, suite, jobs, warn=said.append)  # a resume under the same code: nothing to say
+    first = json.loads((tmp_path / "benchmark.json").read_text())["code"]
+    assert said == [] and first == [runner.code_version()] and first[0]["torch"] and first[0]["numpy"]
+    other = {**first[0], "tabletop-rl": "0.0.1", "commit": "0" * 40}
+    monkeypatch.setattr(runner, "code_version", lambda: other)
+    runner.record_grid(tmp_path, suite, jobs, warn=said.append)
+    assert json.loads((tmp_path / "benchmark.json").read_text())["code"] == [*first, other]
+    assert len(said) == 1 and f"this is tabletop-rl 0.0.1 at commit {'0' * 40}" in said[0]
+    assert "runs resumed now continue under this code" in said[0]
+
+
 def _smoke_task() -> dict:
     import yaml
 
