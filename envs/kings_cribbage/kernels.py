@@ -442,6 +442,24 @@ def opening_narrow(faces, sizes, points, n: int, action: int) -> tuple[np.ndarra
 P_POINTS, P_COMBO, P_EMPTIES, P_ACROSS, P_CELLS = range(5)
 P_ROWS = P_CELLS + MAX_HAND
 PAIR_COLUMNS = P_ROWS + MAX_HAND
+# a turn's store (`turn_pairs`) begins with the sizes of its parts: pair rows, gain rows, gain columns, one-tile
+# moves; the pairs, the gains and the one-tile moves follow, then the first place actions
+STORE_HEADER = 4
+
+
+@numba.njit(cache=True, inline="always")
+def _unstore(store) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(pairs, gains, one-tile moves, where the first place actions begin) of a turn's store."""
+    pairs_at = STORE_HEADER
+    gains_at = pairs_at + store[0] * PAIR_COLUMNS
+    singles_at = gains_at + store[1] * store[2]
+    legal_at = singles_at + 2 * store[3]
+    return (
+        store[pairs_at:gains_at].reshape((store[0], PAIR_COLUMNS)),
+        store[gains_at:singles_at].reshape((store[1], store[2])),
+        store[singles_at:legal_at].reshape((store[3], 2)),
+        legal_at,
+    )
 
 
 @numba.njit(cache=True, inline="always")
@@ -459,11 +477,12 @@ def _laid(pairs, k: int, gains, orderings, r: int) -> int:
 
 @numba.njit(cache=True)
 def write_moves(
-    pairs, gains, singles, start, count, orderings, label, n: int, action: int
+    store, start, count, orderings, label, n: int, action: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The moves of `turn_pairs`' rows written out (actions, lengths, points), in their order: every ordering of
-    each pair's combo that makes valid hands across, then the one-tile moves. `action` >= 0: only the moves
-    that begin with it (the first place step of a turn)."""
+    """The moves of a turn's store (`turn_pairs`) written out (actions, lengths, points), in their order: every
+    ordering of each pair's combo that makes valid hands across, then the one-tile moves. `action` >= 0: only
+    the moves that begin with it (the first place step of a turn)."""
+    pairs, gains, singles, _ = _unstore(store)
     board_cells = n * n
     face, cell = action // board_cells, action % board_cells
     bound = len(singles)
@@ -521,11 +540,12 @@ def turn_pairs(
     face_key,
     face_colour,
     mask,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+) -> tuple[np.ndarray, int, bool]:
     """A turn's legal moves, not written out: every window with every combo of the rack that makes a move there,
-    as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them):
-    (those pairs, each cell's gains across, the one-tile moves as rows (action, points), their first place
-    actions ascending). The first actions are marked in `mask`, cleared first (empty: none are wanted, and an
+    as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them).
+    Returns them as one array, the turn's store (one array out of a kernel costs ~0.4 us): those pairs, each
+    cell's gains across, the one-tile moves as rows (action, points) and the first place actions ascending
+    (from the second value on). The first actions are marked in `mask`, cleared first (empty: none are wanted, and an
     empty array comes back for them); an ordering is checked across only where its first action is not marked yet.
     The last value says whether the board is empty: the first move is here only in the players' order
     (unordered, it is `opening_moves`, and nothing else is computed).
@@ -536,8 +556,7 @@ def turn_pairs(
     n = values.shape[0]
     first = not value.any()
     if first and not ordered:
-        nothing = np.empty((0, PAIR_COLUMNS), dtype=np.int64)
-        return nothing, nothing, nothing, np.empty(0, dtype=np.int64), True
+        return np.zeros(STORE_HEADER, dtype=np.int64), STORE_HEADER, True
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
     gain_row, gains, accepts = _cross_gains(
@@ -591,10 +610,35 @@ def turn_pairs(
                         singles[s, 0], singles[s, 1] = label[f] * n * n + r * n + c, score
                         s += 1
     singles = singles[:s]
-    if not len(mask):
-        return pairs, gains, singles, np.empty(0, dtype=np.int64), first
+    marked = 0
+    if len(mask):
+        marked = _mark_first(mask, pairs, gains, singles, template_faces, start, count, orderings, label, n * n)
+    parts = STORE_HEADER + pairs.size + gains.size + singles.size
+    store = np.empty(parts + marked, dtype=np.int64)
+    store[0], store[1], store[2], store[3] = len(pairs), gains.shape[0], gains.shape[1], len(singles)
+    at = _put(store, STORE_HEADER, pairs)
+    at = _put(store, at, gains)
+    _put(store, at, singles)
+    if marked:
+        _marked_actions(store[parts:], mask, label, n * n)
+    return store, parts, first
+
+
+@numba.njit(cache=True, inline="always")
+def _put(store, at: int, part) -> int:
+    """Copy the rows of `part` into `store` from `at` on; return where the next part begins."""
+    for i in range(part.shape[0]):
+        for j in range(part.shape[1]):
+            store[at] = part[i, j]
+            at += 1
+    return at
+
+
+@numba.njit(cache=True)
+def _mark_first(mask, pairs, gains, singles, template_faces, start, count, orderings, label, board_cells) -> int:
+    """Into `mask`, cleared first: the first place action of every move of the pairs and one-tile moves; how
+    many are marked. An ordering is checked across only where its first action is not marked yet."""
     mask[:] = 0
-    board_cells = n * n
     marked = 0
     for k in range(len(pairs)):
         c = pairs[k, P_COMBO]
@@ -614,12 +658,13 @@ def turn_pairs(
         if not mask[singles[s, 0]]:
             mask[singles[s, 0]] = 1
             marked += 1
-    return pairs, gains, singles, _marked_actions(mask, marked, label, board_cells), first
+    return marked
 
 
 @numba.njit(cache=True)
-def count_moves(pairs, gains, singles, start, count, orderings) -> int:
-    """How many moves `turn_pairs`' rows make (what `write_moves` would write)."""
+def count_moves(store, start, count, orderings) -> int:
+    """How many moves a turn's store (`turn_pairs`) holds (what `write_moves` would write)."""
+    pairs, gains, singles, _ = _unstore(store)
     moves = len(singles)
     for k in range(len(pairs)):
         c = pairs[k, P_COMBO]
@@ -630,29 +675,27 @@ def count_moves(pairs, gains, singles, start, count, orderings) -> int:
 
 @numba.njit(cache=True)
 def pairs_place_step(
-    pairs, gains, singles, start, count, orderings, label, n: int, action: int, mask, commit: int
+    store, start, count, orderings, label, n: int, action: int, mask, commit: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """`place_step` at depth 0 on a turn kept as `turn_pairs` gives it: the moves that begin with `action`
     written out (actions, lengths, points), their next place actions marked in `mask` (cleared first) and listed,
     and the points of the one-tile move `action` is (-1: none)."""
-    actions, lengths, points = write_moves(pairs, gains, singles, start, count, orderings, label, n, action)
+    actions, lengths, points = write_moves(store, start, count, orderings, label, n, action)
     every = np.empty(0, dtype=np.int64)
     legal = mark_legal(mask, actions, lengths, every, True, 1, commit)
     return actions, lengths, points, legal, complete_points(lengths, points, every, True, 1)
 
 
 @numba.njit(cache=True)
-def _marked_actions(mask, marked: int, label, cells: int) -> np.ndarray:
-    """The `marked` place actions marked in `mask`, ascending, read face by face (the rack's `label`,
+def _marked_actions(found, mask, label, cells: int) -> None:
+    """Into `found`: the place actions marked in `mask`, ascending, read face by face (the rack's `label`,
     ascending) over the faces' blocks of cells."""
-    found = np.empty(marked, dtype=np.int64)
     count = 0
     for f in range(len(label) - 1):
         for action in range(label[f] * cells, (label[f] + 1) * cells):
             if mask[action]:
                 found[count] = action
                 count += 1
-    return found
 
 
 @numba.njit(cache=True)

@@ -212,11 +212,17 @@ class Pairs(_WrittenOnRead):
     writes only the moves that begin with that action (a few of ~450). Anything that reads `actions`,
     `lengths` or `points` gets the moves written out once (`kernels.write_moves`), in the order of `generate_moves`."""
 
-    __slots__ = ("pairs", "gains", "singles", "template", "label", "board_size", "any_move", "_count", "_written")
+    __slots__ = ("store", "template", "label", "board_size", "any_move", "_count", "_written")
 
-    def __init__(self, pairs, gains, singles, template, label, board_size: int, any_move: bool) -> None:
-        self.pairs, self.gains, self.singles, self.template = pairs, gains, singles, template
-        self.label, self.board_size, self.any_move = label, board_size, any_move
+    def __init__(self, store: np.ndarray, template, label: np.ndarray, board_size: int, any_move: bool) -> None:
+        """`store`: what `kernels.turn_pairs` keeps of the turn; `template`, `label`: the rack's (rack.py)."""
+        self.store, self.template, self.label, self.board_size, self.any_move = (
+            store,
+            template,
+            label,
+            board_size,
+            any_move,
+        )
         self._count = -1
         self._written: MoveSet | None = None
 
@@ -230,14 +236,12 @@ class Pairs(_WrittenOnRead):
                 self._count = len(self._written)
             else:
                 t = self.template
-                self._count = kernels.count_moves(self.pairs, self.gains, self.singles, t.start, t.count, t.orderings)
+                self._count = kernels.count_moves(self.store, t.start, t.count, t.orderings)
         return self._count
 
     def _write(self, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         t = self.template
-        return kernels.write_moves(
-            self.pairs, self.gains, self.singles, t.start, t.count, t.orderings, self.label, self.board_size, action
-        )
+        return kernels.write_moves(self.store, t.start, t.count, t.orderings, self.label, self.board_size, action)
 
     @property
     def written(self) -> MoveSet:
@@ -261,9 +265,7 @@ class Pairs(_WrittenOnRead):
             return self.written.place_step(depth, action, mask, commit)
         t = self.template
         actions, lengths, points, legal, complete = kernels.pairs_place_step(
-            self.pairs,
-            self.gains,
-            self.singles,
+            self.store,
             t.start,
             t.count,
             t.orderings,
@@ -376,7 +378,7 @@ def turn_moves(
     values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(rack)
     rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
-    pairs, gains, singles, legal, first = kernels.turn_pairs(
+    store, legal_at, first = kernels.turn_pairs(
         values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
     )
     if first and not ordered:
@@ -388,7 +390,8 @@ def turn_moves(
             fits = sizes <= n
             faces, sizes, points = faces[fits], sizes[fits], points[fits]
         return Opening(faces, sizes, points, n), None
-    moves = Pairs(pairs, gains, singles, template, label, values.shape[0], len(legal) > 0)
+    legal = store[legal_at:]
+    moves = Pairs(store, template, label, values.shape[0], len(legal) > 0)
     if not len(mask):
         return moves.written, None
     return moves, legal if len(legal) else None
