@@ -264,7 +264,7 @@ class Pairs(_WrittenOnRead):
         if depth:
             return self.written.place_step(depth, action, mask, commit)
         t = self.template
-        actions, lengths, points, legal, complete = kernels.pairs_place_step(
+        out, listed, moves, complete = kernels.pairs_place_step(
             self.store,
             t.start,
             t.count,
@@ -275,7 +275,9 @@ class Pairs(_WrittenOnRead):
             mask,
             commit,
         )
-        return MoveSet(actions, lengths, points, 1, complete), legal
+        at = listed + MAX_HAND * moves  # out: the legal actions, then the moves' actions, lengths and points
+        actions = out[listed:at].reshape(moves, MAX_HAND)
+        return MoveSet(actions, out[at : at + moves], out[at + moves :], 1, complete), out[:listed]
 
     def complete_points(self, depth: int) -> int:
         """`MoveSet.complete_points`, from the moves written out."""
