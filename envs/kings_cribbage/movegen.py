@@ -78,10 +78,10 @@ class MoveSet:
 
     def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
         """`narrow(depth, action)` (as rows of these moves), with its `mark(mask, depth + 1, commit)`."""
-        rows, legal, points = kernels.place_step(
-            self.actions, self.lengths, self.points, _EVERY, True, depth, action, mask, commit
+        out, listed, points = kernels.place_step(
+            self.actions, self.lengths, self.points, _EVERY, 0, True, depth, action, mask, commit
         )
-        return Narrowed(self, rows, depth + 1, points), legal
+        return Narrowed(self, out, listed, depth + 1, points), out[:listed]
 
     def complete_points(self, depth: int) -> int:
         """The points of the move of `depth` tiles (these moves extend the same `depth` tiles), or -1 if none."""
@@ -117,14 +117,19 @@ class _WrittenOnRead:
 
 class Narrowed(_WrittenOnRead):
     """Some moves of a `MoveSet`, as its `rows` (ascending): what the place steps of a turn keep. A step
-    narrows rows to rows, one array out of the kernel, and finds the points of the move its tiles complete
-    (`depth` tiles; `points` -1 where none), which the commit reads."""
+    narrows rows to rows, one array out of the kernel (`rows_in[rows_at:]`: its legal actions come first), and
+    finds the points of the move its tiles complete (`depth` tiles; `points` -1 where none), which the commit
+    reads."""
 
-    __slots__ = ("base", "rows", "depth", "points_at_depth", "_written")
+    __slots__ = ("base", "rows_in", "rows_at", "depth", "points_at_depth", "_written")
 
-    def __init__(self, base: MoveSet, rows: np.ndarray, depth: int, points: int) -> None:
-        self.base, self.rows, self.depth, self.points_at_depth = base, rows, depth, points
+    def __init__(self, base: MoveSet, rows_in: np.ndarray, rows_at: int, depth: int, points: int) -> None:
+        self.base, self.rows_in, self.rows_at, self.depth, self.points_at_depth = base, rows_in, rows_at, depth, points
         self._written: MoveSet | None = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.rows_in[self.rows_at :]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -148,10 +153,10 @@ class Narrowed(_WrittenOnRead):
     def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[Narrowed, np.ndarray]:
         """`MoveSet.place_step`: rows of the same moves."""
         base = self.base
-        rows, legal, points = kernels.place_step(
-            base.actions, base.lengths, base.points, self.rows, False, depth, action, mask, commit
+        out, listed, points = kernels.place_step(
+            base.actions, base.lengths, base.points, self.rows_in, self.rows_at, False, depth, action, mask, commit
         )
-        return Narrowed(base, rows, depth + 1, points), legal
+        return Narrowed(base, out, listed, depth + 1, points), out[:listed]
 
     def complete_points(self, depth: int) -> int:
         """`MoveSet.complete_points`: found by the place step where `depth` is its own."""
