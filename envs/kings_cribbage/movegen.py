@@ -9,11 +9,13 @@ table lookup (its key is the board tiles' key plus the combo's). Pairs where som
 of the combo's faces across are dropped (one bit test per cell); the rest are expanded to every ordering of
 the combo and checked against the hands across each empty cell, read from a table built once at import
 (by the tiles beside the cell, their colours and the face laid). One-tile moves have no direction and are
-read cell by cell from the same cross-hand table. On the empty board a combo scores the same on every line,
-so the opening is each valid ordering laid on every line, kept as the orderings (`Opening`) until read
-whole. The loops over lines, windows, combos and orderings are compiled (kernels.py): on boards and racks
-this small a numpy call costs more than the work it does, so a mid-game turn in numpy was fifty small calls
-and ~0.6 ms, in the kernel 20-50 us. This module builds the tables the kernel reads, once at import.
+read cell by cell from the same cross-hand table. A tiles-mode turn keeps the pairs (`Pairs`): its first
+mask needs only each pair's first faces, and its first place action writes out the few moves it begins.
+On the empty board a combo scores the same on every line, so the opening is each valid ordering laid on
+every line, kept as the orderings (`Opening`) until read whole. The loops over lines, windows, combos and
+orderings are compiled (kernels.py): on boards and racks this small a numpy call costs more than the work
+it does, so a mid-game turn in numpy was fifty small calls and ~0.6 ms, in the kernel about 20 us. This
+module builds the tables the kernel reads, once at import.
 
 A move is a sequence of place actions `face * cells + cell` in increasing cell order: one move, one sequence.
 The rules need only the set of moves. `ordered=True` (what players get) lists them rows before columns, then
