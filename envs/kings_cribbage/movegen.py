@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import combinations_with_replacement
+from typing import cast
 
 import numpy as np
 
@@ -266,7 +267,9 @@ class Pairs(_WrittenOnRead):
         """`MoveSet.mark`, from the moves written out (a turn's first mask comes with the pairs)."""
         return self.written.mark(mask, depth, commit)
 
-    def place_step(self, depth: int, action: int, mask: np.ndarray, commit: int) -> tuple[MoveSet, np.ndarray]:
+    def place_step(
+        self, depth: int, action: int, mask: np.ndarray, commit: int
+    ) -> tuple[MoveSet | Narrowed, np.ndarray]:
         """`MoveSet.place_step`: at depth 0 the moves that begin with `action`, written from the pairs."""
         if depth:
             return self.written.place_step(depth, action, mask, commit)
@@ -367,7 +370,7 @@ def generate_moves(
     """Every legal move for a player holding `rack` (tile kinds) on this board (values 0 = empty); `ordered`:
     in the players' order (see the module's docstring), else in whatever order is cheapest (on the empty
     board an `Opening`, which writes its moves out only when they are read whole)."""
-    return turn_moves(values, colours, rack, ordered, _NO_MASK)[0]
+    return cast(MoveSet | Opening, turn_moves(values, colours, rack, ordered, _NO_MASK)[0])  # no mask: written out
 
 
 _NO_MASK = np.zeros(0, dtype=np.int8)

@@ -5,8 +5,8 @@ The action layouts, one per `action_mode`, are in `actions`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -155,7 +155,8 @@ class KingsCribbageGame:
         # Solitaire: seat 0 draws light tiles from bag 0, seat 1 dark tiles from bag 1.
         self.bag_of = tuple(range(num_players)) if variant == "solitaire" else (0,) * num_players
         self._check_box()
-        self._unshuffled = tuple(np.array(tiles, dtype=np.int64) for tiles in self.bag_tiles())  # what a deal shuffles
+        # what a deal shuffles: arrays, which `Generator.permutation` takes without converting a list
+        self._unshuffled = tuple(cast(Sequence[int], np.array(tiles, dtype=np.int64)) for tiles in self.bag_tiles())
 
     def _check_box(self) -> None:
         """Every bag must fill the racks that draw from it at the start."""
@@ -273,9 +274,9 @@ class KingsCribbageState(BaseState):
 
     def legal_actions(self) -> np.ndarray:
         """`BaseState.legal_actions`, read straight from the kept list where the kept mask is this position's."""
-        mask = self._mask
-        if mask is not None and self._legal_of is mask:
-            return self._legal
+        mask, legal = self._mask, self._legal
+        if mask is not None and self._legal_of is mask and legal is not None:
+            return legal
         return BaseState.legal_actions(self)
 
     def _apply_action(self, action: int) -> None:
@@ -302,7 +303,7 @@ class KingsCribbageState(BaseState):
         mask = np.empty(g.num_actions, np.int8)  # the kernel clears it
         self.alive, legal = self.alive.place_step(len(self.pending), action, mask, g.commit_action)
         self.pending.append(action)
-        legal.setflags(False)  # handed out without a copy
+        legal.setflags(False)  # type: ignore[call-arg]  # read-only: handed out without a copy
         self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- turns ------------------------------------------------------------------------------------
@@ -316,7 +317,8 @@ class KingsCribbageState(BaseState):
         if legal is not None:
             self._keep(mask, legal)
         if g.moves_mode:
-            self.offered = offered_moves(self.moves, self.racks[self.current], g.board_size, g.max_moves)
+            moves = cast(MoveSet, self.moves)  # moves mode: written out
+            self.offered = offered_moves(moves, self.racks[self.current], g.board_size, g.max_moves)
         if not self.moves and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
@@ -432,7 +434,7 @@ class KingsCribbageState(BaseState):
     def _keep(self, mask: np.ndarray, legal: np.ndarray) -> None:
         """Tiles mode with a move to build: keep the mask and its legal actions, read off the moves that extend
         `pending` as the mask was made (the mask has 5,098 entries), so `legal_actions` scans nothing."""
-        legal.setflags(False)  # handed out without a copy
+        legal.setflags(False)  # type: ignore[call-arg]  # read-only: handed out without a copy
         self._mask, self._legal, self._legal_of = mask, legal, mask
 
     # --- exchanges at move level ------------------------------------------------------------------
