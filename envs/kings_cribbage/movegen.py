@@ -376,6 +376,7 @@ def generate_moves(
 _NO_MASK = np.zeros(0, dtype=np.int8)
 # what the move kernels read
 _TABLES = (TILE_KEYS, ORDER_PRIMES, HAND_TABLE, ACROSS_SLOTS, ACROSS_ROWS, ACROSS_BYTES, ACROSS_CAP, WINDOW_BONUS)
+_TURN_TABLES = (*_TABLES, FACE_KEY, FACE_COLOUR)  # what `kernels.turn_pairs` reads after `ordered`
 
 
 def turn_moves(
@@ -389,14 +390,13 @@ def turn_moves(
         return EMPTY_MOVES, None
     values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(rack)
-    rack_args = (len(rack), template.faces, template.start, template.count, template.orderings, template.combos_of)
     store, legal_at, first = kernels.turn_pairs(
-        values, colours, *rack_args, label, ordered, *_TABLES, FACE_KEY, FACE_COLOUR, mask
+        values, colours, len(rack), *template.kernel_args, label, ordered, *_TURN_TABLES, mask
     )
     if first and not ordered:
         n = values.shape[0]
         faces, sizes, points = kernels.opening_orderings(
-            *rack_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR
+            len(rack), *template.kernel_args, label, HAND_TABLE, WINDOW_BONUS, FACE_KEY, FACE_COLOUR
         )
         if n < MAX_HAND:  # a board narrower than a hand: only the orderings that fit on a line
             fits = sizes <= n

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import permutations, product
 
 import numpy as np
@@ -62,6 +63,12 @@ class Template:
     count: np.ndarray
     orderings: np.ndarray
     combos_of: np.ndarray
+
+    @cached_property
+    def kernel_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What a move kernel reads of the template after the rack's length (faces, start, count, orderings,
+        combos_of), bundled once: a turn passes them on without reading five attributes."""
+        return (self.faces, self.start, self.count, self.orderings, self.combos_of)
 
 
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:

@@ -41,9 +41,12 @@ from tabletop.envs.kings_cribbage.tiles import (
     kind_rank,
 )
 
-# per face as Python ints: laying a move writes a few of them, and a numpy scalar costs more to read than a tuple's
-_FACE_VALUE, _FACE_COLOUR, _FACE_KIND = (tuple(table.tolist()) for table in (FACE_VALUE, FACE_COLOUR, FACE_KIND))
-_FACE_PRINTED = tuple(kind_rank(kind) for kind in _FACE_KIND)
+# per face (value, colour, printed rank, kind) as Python ints: laying a tile reads one tuple (a numpy scalar
+# costs more to read than a tuple's item)
+_FACE_TILE = tuple(
+    (value, colour, kind_rank(kind), kind)
+    for value, colour, kind in zip(FACE_VALUE.tolist(), FACE_COLOUR.tolist(), FACE_KIND.tolist(), strict=True)
+)
 _NO_MASK = np.zeros(0, dtype=np.int8)  # moves mode: a turn's moves mark no mask
 
 VARIANTS = ("standard", "solitaire")
@@ -145,10 +148,12 @@ class KingsCribbageGame:
             self.actions = moves_layout(self.max_moves)
             self.exchange_base = self.actions.start("exchange")
             self.place_end = 0
+            self.commit_at = -1  # no commit action: apply's fast path never takes it
         else:
             self.actions = tiles_layout(self.board_size)
             self.commit_action = self.actions.start("commit")
             self.place_end = self.commit_action  # the place actions are [0, place_end); moves mode has none
+            self.commit_at = self.commit_action
             self.mark_base = self.actions.start("mark")
             self.exchange_action = self.actions.start("exchange")
         self.num_actions = self.actions.num_actions
@@ -264,8 +269,12 @@ class KingsCribbageState(BaseState):
         every check and its refusal."""
         mask = self._mask
         if type(action) is int and mask is not None and 0 <= action < len(mask) and mask[action]:
-            if action < self.game.place_end:
+            g = self.game
+            if action < g.place_end:
                 self._place(action)
+            elif action == g.commit_at:  # the mask allows it: the last place step found a complete move's points
+                self._mask = None
+                self._lay(self.pending, self.alive.complete_points(len(self.pending)))
             else:
                 self._mask = None
                 self._apply_action(action)
@@ -319,7 +328,8 @@ class KingsCribbageState(BaseState):
         if g.moves_mode:
             moves = cast(MoveSet, self.moves)  # moves mode: written out
             self.offered = offered_moves(moves, self.racks[self.current], g.board_size, g.max_moves)
-        if not self.moves and not any(self.bags) and self._nobody_can_move():
+        # listed first actions mean a move, known without a call; the bags and the others' moves are asked last
+        if legal is None and not self.moves and not any(self.bags) and self._nobody_can_move():
             self._finish()
 
     def moves_for(self, seat: int) -> MoveSet | Opening:
@@ -352,10 +362,8 @@ class KingsCribbageState(BaseState):
         for action in actions:
             face, cell = divmod(action, cells)
             at = divmod(cell, size)
-            values[at] = _FACE_VALUE[face]
-            colours[at] = _FACE_COLOUR[face]
-            printed[at] = _FACE_PRINTED[face]
-            rack.remove(_FACE_KIND[face])
+            values[at], colours[at], printed[at], kind = _FACE_TILE[face]
+            rack.remove(kind)
         self.score[self.current] += points
         self.draw(self.current, self.game.rack_size - len(rack))
         self.passes = 0
