@@ -148,12 +148,10 @@ class KingsCribbageGame:
             self.actions = moves_layout(self.max_moves)
             self.exchange_base = self.actions.start("exchange")
             self.place_end = 0
-            self.commit_at = -1  # no commit action: apply's fast path never takes it
         else:
             self.actions = tiles_layout(self.board_size)
             self.commit_action = self.actions.start("commit")
             self.place_end = self.commit_action  # the place actions are [0, place_end); moves mode has none
-            self.commit_at = self.commit_action
             self.mark_base = self.actions.start("mark")
             self.exchange_action = self.actions.start("exchange")
         self.num_actions = self.actions.num_actions
@@ -269,12 +267,8 @@ class KingsCribbageState(BaseState):
         every check and its refusal."""
         mask = self._mask
         if type(action) is int and mask is not None and 0 <= action < len(mask) and mask[action]:
-            g = self.game
-            if action < g.place_end:
+            if action < self.game.place_end:
                 self._place(action)
-            elif action == g.commit_at:  # the mask allows it: the last place step found a complete move's points
-                self._mask = None
-                self._lay(self.pending, self.alive.complete_points(len(self.pending)))
             else:
                 self._mask = None
                 self._apply_action(action)
