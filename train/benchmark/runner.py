@@ -268,12 +268,12 @@ def record_grid(out: Path, suite: Suite, jobs: list[Job], warn: Callable[[str], 
     grid = read_json(out / GRID_FILE, {"suite": suite.source, "runs": []})
     grid["suite_version"] = suite.version
     code, versions = code_version(), grid.setdefault("code", [])
-    if versions and code not in versions:
-        warn(
-            f"{out} was started under {describe(versions[-1])}; this is {describe(code)}: finished runs stay "
-            "as they are, runs resumed now continue under this code"
-        )
     if code not in versions:
+        if versions:
+            warn(
+                f"{out} was started under {describe(versions[-1])}; this is {describe(code)}: finished runs stay "
+                "as they are, runs resumed now continue under this code"
+            )
         versions.append(code)
     tasks = {job.task["name"]: task_from_dict(job.task) for job in jobs}
     grid["panel_sha256"] = {**grid.get("panel_sha256", {}), **{name: panel_files(t) for name, t in tasks.items()}}
