@@ -192,6 +192,11 @@ def _benchmark(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite)
     out = Path(args.out)
+    if args.restore is not None:  # a grid shipped part-done carries on: its finished runs are not trained again
+        from tabletop.train.benchmark.ship import restore
+
+        kept = restore(Path(args.restore), out)
+        print(f"tabletop benchmark: {out} starts from the {kept} finished runs of {args.restore}", file=sys.stderr)
     jobs = plan(suite, names(args.tasks), names(args.algorithms), args.seeds, out, skip=skipped)
     record_grid(out, suite, jobs, warn=skipped)
     try:
@@ -547,6 +552,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds", type=positive_int, default=3, help="runs per task and algorithm, seeds 0..N-1 (default 3)"
     )
     bm.add_argument("--out", help="the benchmark folder: run folders, references, report (an existing one resumes)")
+    bm.add_argument(
+        "--from",
+        dest="restore",
+        metavar="SHIPPED",
+        help="start a new --out from a shipped folder's finished runs (docs/benchmark/NAME), so a grid shipped "
+        "part-done carries on",
+    )
     bm.add_argument("--workers", type=positive_int, default=1, help="runs in parallel processes (default 1)")
     bm.add_argument(
         "--ray-address",

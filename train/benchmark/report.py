@@ -31,6 +31,7 @@ from tabletop.train.benchmark.runner import (
     GRID_FILE,
     REFERENCE_FILE,
     RUN_FILE,
+    TIMING_FILE,
     UNSUPPORTED,
     read_json,
     write_json,
@@ -57,6 +58,8 @@ class Collected:
     """exact task -> its CFR+ reference line (cfr_plus.json)"""
     unsupported: dict[tuple[str, str], str] = field(default_factory=dict)
     unfinished: list[str] = field(default_factory=list)
+    timing: dict[str, dict[str, list[dict[str, float]]]] = field(default_factory=dict)
+    """task -> algorithm -> each finished run's CPU seconds (timing.json, where the folder has them)"""
 
     @property
     def algorithms(self) -> list[str]:
@@ -114,6 +117,10 @@ def collect(folder: Path) -> Collected:
         span = references[task]["one"] - references[task]["zero"]
         for record in read_json(path / EVALS_FILE):
             points[record["step"]] = _point(record, references[task], span)
+        timing = read_json(path / TIMING_FILE)
+        if timing is not None:
+            timing["learner_steps"] = max(p.get("learner_steps", 0) for p in points.values())
+            found.timing.setdefault(task, {}).setdefault(algorithm, []).append(timing)
         absolute = read_json(path / ABSOLUTE_FILE)
         if absolute is not None:
             found.absolute.setdefault(task, {}).setdefault(algorithm, {})[seed] = _point(
@@ -220,7 +227,25 @@ def summarise(found: Collected) -> dict[str, Any]:
         ],
         "unsupported": [{"task": t, "algorithm": a, "reason": r} for (t, a), r in sorted(found.unsupported.items())],
         "unfinished": sorted(found.unfinished),
+        "cpu": _cpu(found),
     }
+
+
+def _cpu(found: Collected) -> dict[str, dict[str, dict[str, float]]]:
+    """Per task and algorithm, over the finished runs that kept their timing: the mean CPU-minutes a run spent
+    training and evaluating (the absolute metric included), and learner steps per CPU-second of training."""
+    cpu: dict[str, dict[str, dict[str, float]]] = {}
+    for task, algorithms in sorted(found.timing.items()):
+        for algorithm, runs in sorted(algorithms.items()):
+            train = sum(r.get("train_cpu_seconds", 0.0) for r in runs)
+            evaluate = sum(r.get("eval_cpu_seconds", 0.0) + r.get("absolute_cpu_seconds", 0.0) for r in runs)
+            cpu.setdefault(task, {})[algorithm] = {
+                "runs": len(runs),
+                "train_cpu_minutes": train / 60 / len(runs),
+                "eval_cpu_minutes": evaluate / 60 / len(runs),
+                "learner_steps_per_cpu_second": sum(r["learner_steps"] for r in runs) / train if train else 0.0,
+            }
+    return cpu
 
 
 def _exploitability(found: Collected, task: str) -> dict[str, Any]:
@@ -358,6 +383,20 @@ def markdown(summary: dict[str, Any], plots: list[str] = ()) -> str:
     if summary["unsupported"]:
         lines += ["## Could not play", ""]
         lines += [f"- {u['algorithm']} on {u['task']}: {u['reason']}" for u in summary["unsupported"]]
+        lines.append("")
+    if summary["cpu"]:
+        lines += [
+            "## CPU time per run (mean over the runs timed; the process's own CPU, not wall time)",
+            "",
+            "| task | algorithm | runs | training (CPU-min) | evaluation (CPU-min) | learner steps per CPU-s |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {t} | {a} | {c['runs']} | {c['train_cpu_minutes']:.1f} | {c['eval_cpu_minutes']:.1f} | "
+            f"{c['learner_steps_per_cpu_second']:,.0f} |"
+            for t, row in summary["cpu"].items()
+            for a, c in row.items()
+        ]
         lines.append("")
     if summary["unfinished"]:
         lines += ["## Not finished (not counted)", ""] + [f"- {r}" for r in summary["unfinished"]] + [""]

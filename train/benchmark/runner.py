@@ -104,6 +104,11 @@ class Job:
         )
 
     @property
+    def setting(self) -> dict[str, Any]:
+        """What a run's `run.json` holds: a folder holding another setting is refused."""
+        return {"task": self.task, "algorithm": self.algorithm, "params": self.params, "seed": self.seed}
+
+    @property
     def evaluations(self) -> int:
         """Progress units: one per evaluation of a run, one for a reference."""
         return len(eval_steps(task_from_dict(self.task))) if self.algorithm else 1
@@ -149,11 +154,8 @@ def run_job(job: Job, report: Callable[[str, int], None] | None = None) -> str:
 
 def _train_and_evaluate(job: Job, task: Task, folder: Path, report: Callable[[str, int], None]) -> str:
     family = load_family(job.algorithm)
-    setting = {"task": job.task, "algorithm": job.algorithm, "params": job.params, "seed": job.seed}
-    saved = read_json(folder / RUN_FILE)
-    if saved is not None and saved != setting:
-        raise ValueError(f"{folder} holds a run of another setting; start the benchmark in another --out")
-    write_json(folder / RUN_FILE, setting)
+    _refuse_other_setting(job)
+    write_json(folder / RUN_FILE, job.setting)
     reason = family.unsupported(task)
     if reason is not None:
         write_json(folder / UNSUPPORTED, {"algorithm": job.algorithm, "task": task.name, "reason": reason})
@@ -264,6 +266,9 @@ def record_grid(out: Path, suite: Suite, jobs: list[Job], warn: Callable[[str], 
     """benchmark.json: the suite, its version, the sha256 of every panel policy file, every run of the grids
     started in `out` (a later call may add runs), and each code version that ran them. Results reproduce bit
     for bit under the code that made them; `warn` says so when a folder is resumed under other code."""
+    for job in jobs:  # a finished run is never reopened, so its setting is checked here
+        if job.algorithm is not None:
+            _refuse_other_setting(job)
     out.mkdir(parents=True, exist_ok=True)
     grid = read_json(out / GRID_FILE, {"suite": suite.source, "runs": []})
     grid["suite_version"] = suite.version
@@ -288,6 +293,12 @@ def record_grid(out: Path, suite: Suite, jobs: list[Job], warn: Callable[[str], 
             }
     grid["runs"] = sorted(runs.values(), key=lambda r: r["folder"])
     write_json(out / GRID_FILE, grid)
+
+
+def _refuse_other_setting(job: Job) -> None:
+    saved = read_json(Path(job.folder) / RUN_FILE)
+    if saved is not None and saved != job.setting:
+        raise ValueError(f"{job.folder} holds a run of another setting; start the benchmark in another --out")
 
 
 def describe(code: dict[str, str | None]) -> str:
