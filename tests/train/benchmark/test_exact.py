@@ -43,7 +43,7 @@ def softmax_policy(game, weights: np.ndarray) -> policies.TabularPolicy:
     tabular = policies.TabularPolicy(game)
     for row, state in enumerate(tabular.states):
         legal = state.legal_actions()
-        logits = (np.asarray(state.observation_tensor(), dtype=np.float32) @ weights).astype(np.float64)[legal]
+        logits = (np.asarray(state.observation_tensor(), dtype=np.float64) @ weights)[legal]
         probabilities = np.exp(logits - logits.max())
         tabular.action_probability_array[row, :] = 0.0
         tabular.action_probability_array[row, legal] = probabilities / probabilities.sum()
@@ -51,8 +51,9 @@ def softmax_policy(game, weights: np.ndarray) -> policies.TabularPolicy:
 
 
 def linear_weights(game, seed: int) -> np.ndarray:
+    """float64 on both sides: a float32 product's rounding depends on how BLAS splits it (batch, CPU flags)."""
     shape = (game.observation_tensor_size(), game.num_distinct_actions())
-    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    return np.random.default_rng(seed).normal(size=shape)
 
 
 @pytest.mark.parametrize("name", ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker"])
