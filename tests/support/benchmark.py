@@ -51,3 +51,19 @@ def win_rate(agent, env: EnvSpec | None = None, games: int = 400) -> float:
             aec.step(act_for(agent if player == seat else other, aec, state, player))
         wins += aec.game_state.returns()[seat] > 0
     return wins / games
+
+
+class RandomLearner:
+    """Plays at random and learns nothing: a learner with no cost, for the grid's bookkeeping."""
+
+    def __init__(self, seed):
+        self.steps, self.seed = 0, seed
+
+    def train_until(self, steps):
+        self.steps = max(self.steps, steps)
+
+    def agent(self):
+        return RandomAgent(self.seed)
+
+    def save(self):
+        pass

@@ -11,6 +11,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from support.benchmark import RandomLearner  # noqa: E402
+
 from tabletop.train.benchmark import families, runner  # noqa: E402
 from tabletop.train.benchmark.population import population_tables  # noqa: E402
 from tabletop.train.benchmark.report import write_report  # noqa: E402
@@ -149,24 +151,6 @@ def _smoke_task() -> dict:
     import yaml
 
     return yaml.safe_load(SMOKE.read_text())["tasks"]["cromlet_2p"]
-
-
-class RandomLearner:
-    """Plays at random and learns nothing: a learner with no cost, for the grid's bookkeeping."""
-
-    def __init__(self, seed):
-        self.steps, self.seed = 0, seed
-
-    def train_until(self, steps):
-        self.steps = max(self.steps, steps)
-
-    def agent(self):
-        from tabletop.agents import RandomAgent
-
-        return RandomAgent(self.seed)
-
-    def save(self):
-        pass
 
 
 class Competitive:

@@ -10,28 +10,14 @@ import yaml
 
 pytest.importorskip("torch")
 
+from support.benchmark import RandomLearner  # noqa: E402
+
 from tabletop.train.benchmark import families  # noqa: E402
 from tabletop.train.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 STARTED: list[int] = []  # the seeds Cheap was asked to train, in order
 BROKEN: set[int] = set()  # the seeds whose training fails
-
-
-class RandomLearner:
-    def __init__(self, seed):
-        self.steps, self.seed = 0, seed
-
-    def train_until(self, steps):
-        self.steps = max(self.steps, steps)
-
-    def agent(self):
-        from tabletop.agents import RandomAgent
-
-        return RandomAgent(self.seed)
-
-    def save(self):
-        pass
 
 
 class Cheap:
