@@ -23,7 +23,7 @@ def _int_parameters():
                 yield pytest.param(env_id, param, id=f"{env_id}-{param.name}")
 
 
-@pytest.mark.parametrize("env_id, param", _int_parameters())
+@pytest.mark.parametrize("env_id, param", list(_int_parameters()))
 def test_each_int_argument_builds_at_its_bound_and_refuses_one_past_it(env_id, param):
     assert param.bounds is not None, f"{env_id}: {param.name} declares no upper bound"
     low, high = param.bounds
