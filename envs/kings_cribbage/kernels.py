@@ -6,7 +6,7 @@ action begins); the opening kept as the rack's orderings (its first mask and its
 moves-mode offer's one pass over the moves; the rack templates (a rack's combos and their orderings, built
 once per rack pattern: ~120 us where numpy took ~440); and the observation's common part in one call.
 
-A mid-game turn costs about 20 us here where the numpy formulas spent ~0.6 ms in fifty small array calls. Each
+A mid-game turn costs about 18 us here where the numpy formulas spent ~0.6 ms in fifty small array calls. Each
 array a kernel returns costs about 0.4 us, so the step kernels return one array and the ints that split it.
 `movegen.py`, `rules.py` and `offer.py` say what is computed and in which order, and build every table these
 loops read (the tables are passed in, so a changed table can never hide behind a stale compiled copy); the
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from tabletop.envs.kings_cribbage.scoring import FIRST_MOVE_BONUS, MAX_HAND
 from tabletop.envs.kings_cribbage.tiles import NUM_FACES, RACK_SIZE
@@ -32,21 +33,34 @@ MIXED_COLUMN = 2  # the mixed state's column in tables by [light, dark, mixed]
 LINE, START, LENGTH, KEY, STATE, EMPTIES, ORDER_KEY = range(7)
 # the across keys' hash table (`movegen.ACROSS_SLOTS`): a key's first slot is the top bits of its product with this
 HASH_MULTIPLIER = 0x9E3779B97F4A7C15
+MEMO_SLOTS = 64  # the slots of `_pairs`' memo of the combos that make a valid hand, by key and empty cells
 COLUMN_BIT = 40  # a group code (`_group_code`) marks a column window here; the rest of it is below 2**40
 CLASS_SHIFT = 41  # and the rank of its tile-count class goes above
 
 
 @numba.njit(cache=True)
-def _lines(values: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(value, dark) along the 2n lines (bytes, as the board: every stage reads them, often)."""
+def _lines(values: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, dark) along the 2n lines (bytes, as the board: every stage reads them, often), and per line its
+    tiles as bits over its positions (a board is at most 26 wide): the stages visit only the cells beside a tile
+    (a test per cell of the board mispredicts often, since tiles lie anywhere)."""
     n = values.shape[0]
     both = np.empty((2, 2 * n, n), dtype=np.int8)  # one allocation: a kernel call's allocations are much of its cost
     value, dark = both[0], both[1]
+    occupied = np.zeros(2 * n, dtype=np.int64)
     for r in range(n):
         for c in range(n):
             value[r, c] = value[n + c, r] = values[r, c]
             dark[r, c] = dark[n + c, r] = colours[r, c]
-    return value, dark
+            tile = np.int64(values[r, c] != 0)
+            occupied[r] |= tile << c
+            occupied[n + c] |= tile << r
+    return value, dark, occupied
+
+
+@numba.njit(cache=True, inline="always")
+def _beside(occupied, n: int) -> np.int64:
+    """The empty positions of a line (its tiles as bits, `occupied`) next to one of its tiles."""
+    return ((occupied << 1) | (occupied >> 1)) & ~occupied & ((np.int64(1) << n) - 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -59,44 +73,67 @@ def _colour_state(tiles: int, lights: int) -> int:
 
 
 @numba.njit(cache=True)
-def _tile_spans(value) -> tuple[np.ndarray, np.ndarray]:
+def _tile_spans(occupied, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per line, the first and last position holding a tile on it or on a neighbouring line of the same
-    direction ((n, -1) where none): a window that holds or touches a tile lies across that span."""
-    lines, n = value.shape
-    spans = np.empty((4, lines), dtype=np.int64)
-    own_lo, own_hi, lo, hi = spans[0], spans[1], spans[2], spans[3]
-    own_lo[:], own_hi[:] = n, -1
-    for line in range(lines):
-        for p in range(n):
-            if value[line, p]:
-                own_lo[line], own_hi[line] = min(own_lo[line], p), p
-    lo[:], hi[:] = own_lo, own_hi
+    direction ((n, -1) where none), from the lines' tiles as bits: a window that holds or touches a tile lies
+    across that span."""
+    lines = len(occupied)
+    spans = np.empty((2, lines), dtype=np.int64)
+    lo, hi = spans[0], spans[1]
     for line in range(lines):
         first = 0 if line < n else n
-        for other in (line - 1, line + 1):
-            if first <= other < first + n:
-                lo[line], hi[line] = min(lo[line], own_lo[other]), max(hi[line], own_hi[other])
+        near = occupied[line]
+        if line > first:
+            near |= occupied[line - 1]
+        if line + 1 < first + n:
+            near |= occupied[line + 1]
+        if near:
+            lo[line], hi[line] = trailing_zeros(near), 63 - leading_zeros(near)
+        else:
+            lo[line], hi[line] = n, -1
     return lo, hi
 
 
 @numba.njit(cache=True)
-def _windows(value, dark, tile_key, prime, most: int, first: bool, gain_row, accepts, prune: bool) -> np.ndarray:
+def _windows(
+    value, dark, occupied, tile_key, prime, most: int, first: bool, gain_row, accepts, prune: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidate windows as rows (line, start, length, board tiles' key, their colour state, empty cells, their
     order key), in line, start, length order: 2..`most` empty cells, on the board, the cells just outside
     empty, and after the first move holding or touching a board tile (so only windows across a line's tile
     span are looked at). The order key, the product of a prime per board tile (`prime`, by value), is what the
     players' order compares first. An empty cell touches a tile across where it has a row of `_cross_gains`
     (`gain_row`); with `prune`, no window holds a cell that accepts none of the rack's faces across (two
-    windows in three had one: they make no move, but the players' order also reads their hands)."""
+    windows in three had one: they make no move, but the players' order also reads their hands). With them,
+    per window its empty cells in increasing cell order and their rows of `_cross_gains` (left-aligned), from
+    the same pass."""
     lines, n = value.shape
-    lo, hi = _tile_spans(value)
-    found = np.empty((lines * n * MAX_HAND, 7), dtype=np.int64)
-    count = 0
+    lo, hi = _tile_spans(occupied, n)
+    bound = 0  # a start makes at most one window per length
     for line in range(lines):
-        starts = range(n) if first else range(max(0, lo[line] - MAX_HAND + 1), hi[line] + 1)
-        for start in starts:
-            if start > 0 and value[line, start - 1]:
+        if first:
+            bound += n * MAX_HAND
+        elif hi[line] >= 0:
+            bound += (hi[line] + 1 - max(0, lo[line] - MAX_HAND + 1)) * MAX_HAND
+    buffer = np.empty(bound * (7 + 2 * MAX_HAND), dtype=np.int64)
+    found = buffer[: 7 * bound].reshape((bound, 7))
+    cells = buffer[7 * bound : (7 + MAX_HAND) * bound].reshape((bound, MAX_HAND))
+    rows = buffer[(7 + MAX_HAND) * bound :].reshape((bound, MAX_HAND))
+    empty_cell = np.empty(2 * MAX_HAND, dtype=np.int64)  # the empty cells of the window being extended, their rows
+    count = 0
+    full = (np.int64(1) << n) - 1
+    for line in range(lines):
+        tiles_at = occupied[line]
+        # the starts looked at whose cell before is empty (or off the board), as bits
+        starts = full & ~(tiles_at << 1)
+        if not first:
+            if hi[line] < 0:
                 continue
+            low = max(0, lo[line] - MAX_HAND + 1)
+            starts &= ((np.int64(1) << (hi[line] + 1)) - 1) & ~((np.int64(1) << low) - 1)
+        while starts:
+            start = trailing_zeros(starts)
+            starts &= starts - 1
             tiles = key = lights = 0
             order_key = 1
             touching = False
@@ -107,18 +144,23 @@ def _windows(value, dark, tile_key, prime, most: int, first: bool, gain_row, acc
                     tiles, key, lights = tiles + 1, key + tile_key[v], lights + 1 - dark[line, p]
                     order_key *= prime[v]
                 else:
-                    if prune and not accepts[gain_row[line, p]]:
+                    row = gain_row[line, p]
+                    if prune and not accepts[row]:
                         break
-                    touching |= gain_row[line, p] > 0
+                    touching |= row > 0
+                    empty_cell[length - tiles - 1] = line * n + p if line < n else p * n + line - n
+                    empty_cell[MAX_HAND + length - tiles - 1] = row
                 empties = length - tiles
-                if start + length < n and value[line, start + length]:
+                if tiles_at >> (start + length) & 1:  # (0 past the board's edge)
                     continue
                 if 2 <= empties <= most and (first or tiles or touching):
-                    row = found[count]
-                    row[LINE], row[START], row[LENGTH], row[KEY] = line, start, length, key
-                    row[STATE], row[EMPTIES], row[ORDER_KEY] = _colour_state(tiles, lights), empties, order_key
+                    window = found[count]
+                    window[LINE], window[START], window[LENGTH], window[KEY] = line, start, length, key
+                    window[STATE], window[EMPTIES], window[ORDER_KEY] = _colour_state(tiles, lights), empties, order_key
+                    for i in range(empties):
+                        cells[count, i], rows[count, i] = empty_cell[i], empty_cell[MAX_HAND + i]
                     count += 1
-    return found[:count]
+    return found[:count], cells[:count], rows[:count]
 
 
 @numba.njit(cache=True, inline="always")
@@ -133,14 +175,15 @@ def _across_row(slots, rows, shift: int, key: int) -> int:
 
 @numba.njit(cache=True)
 def _cross_gains(
-    value, dark, tile_key, across_slots, across_rows, across_points, across_cap, label
+    value, dark, occupied, tile_key, across_slots, across_rows, across_points, across_cap, label
 ) -> tuple[np.ndarray, ...]:
     """What each of the rack's faces (by index into `label`) gains across each empty cell, as a row per cell with
     a tile beside it across: (per line position its row, per row the gain of each face (BLOCKED where it makes
     an invalid hand), per row the faces accepted as bits over those indices). Row 0 is every cell with nothing
     across: 0 for every face. A cell's hand across a line is the runs beside it along the other line: the
     cross-hand table's row for their key (found in the hash table `across_slots`; `across_cap` stands for 5+
-    tiles) and colour state (light 0, dark 1, mixed 2): `across_points` holds -1 where the table holds BLOCKED."""
+    tiles) and colour state (light 0, dark 1, mixed 2): `across_points` holds -1 where the table holds BLOCKED.
+    Rows are numbered by line, then position: only the empty cells beside a tile of their line are visited."""
     lines, n = value.shape
     faces = len(label) - 1
     most = lines * n + 1
@@ -155,9 +198,10 @@ def _cross_gains(
         shift, size = shift - 1, size >> 1
     touched = 0
     for line in range(lines):
-        for p in range(n):
-            if value[line, p]:
-                continue
+        beside = _beside(occupied[line], n)
+        while beside:
+            p = trailing_zeros(beside)
+            beside &= beside - 1
             tiles = key = lights = 0
             q = p - 1
             while q >= 0 and value[line, q]:
@@ -167,8 +211,6 @@ def _cross_gains(
             while q < n and value[line, q]:
                 tiles, key, lights = tiles + 1, key + tile_key[value[line, q]], lights + 1 - dark[line, q]
                 q += 1
-            if not tiles:
-                continue
             state = _colour_state(tiles, lights)
             table_row = 3 * _across_row(across_slots, across_rows, shift, min(key, across_cap)) + (
                 MIXED_COLUMN if state < 0 else state
@@ -188,23 +230,6 @@ def _cross_gains(
                     gains[touched, f] = BLOCKED
             accepts[touched] = accepted
     return row_of, gains[: touched + 1], accepts[: touched + 1]
-
-
-@numba.njit(cache=True)
-def _window_cells(windows, value, gain_row) -> tuple[np.ndarray, np.ndarray]:
-    """Per window its empty cells in increasing cell order and their rows of `_cross_gains` (left-aligned)."""
-    n = value.shape[1]
-    both = np.empty((2, len(windows), MAX_HAND), dtype=np.int64)
-    cells, rows = both[0], both[1]
-    for w in range(len(windows)):
-        line, start, length = windows[w, LINE], windows[w, START], windows[w, LENGTH]
-        i = 0
-        for p in range(start, start + length):
-            if not value[line, p]:
-                cells[w, i] = line * n + p if line < n else p * n + line - n
-                rows[w, i] = gain_row[line, p]
-                i += 1
-    return cells, rows
 
 
 @numba.njit(cache=True)
@@ -254,43 +279,54 @@ def _pairs(
     """Every window with every rack combo of its number of empty cells that makes a valid main hand and whose
     faces each empty cell accepts across: (window, combo, points of the main hand with its bonuses), and where
     `ordered`, per tile-count class (columns * 8 + empty cells) the smallest group code among the windows with
-    a valid main hand, which orders the classes for the players. The hand table is large (2.8 MB) and a lookup
-    likely a cache miss, so a hand is looked up only where the pair or the class order needs it."""
+    a valid main hand, which orders the classes for the players. A window's hands depend only on its board
+    tiles' key and its empty cells, which windows share (~25 of ~60 a turn differ): the combos that make a valid
+    hand there are looked up once per key and empty cells and kept (a direct-mapped memo of `MEMO_SLOTS`), and
+    a window tests only those against its cells (about one combo in seven makes a valid hand)."""
     bound = 0
     for w in range(len(windows)):
         bound += combos_of[windows[w, EMPTIES] + 1] - combos_of[windows[w, EMPTIES]]
-    buffer = np.empty(3 * bound + 16, dtype=np.int64)
+    # pairs (window, combo, points), the smallest group code per class, the valid combos (combo, hand) and the
+    # memo (per slot its key * 8 + empty cells, where its combos begin, how many)
+    buffer = np.empty(5 * bound + 16 + 3 * MEMO_SLOTS, dtype=np.int64)
     pair_window, pair_combo, pair_points = buffer[:bound], buffer[bound : 2 * bound], buffer[2 * bound : 3 * bound]
-    class_first = buffer[3 * bound :]
+    valid_combo, valid_hand = buffer[3 * bound : 4 * bound], buffer[4 * bound : 5 * bound]
+    class_first = buffer[5 * bound : 5 * bound + 16]
+    memo = buffer[5 * bound + 16 :].reshape((MEMO_SLOTS, 3))
     class_first[:] = np.iinfo(np.int64).max
-    count = 0
-    needs = np.empty(MAX_HAND, dtype=np.int64)  # a window's cells that do not accept every face: their faces
+    memo[:, 0] = -1
+    count = valid = 0
     for w in range(len(windows)):
         length, key, state, empties = windows[w, LENGTH], windows[w, KEY], windows[w, STATE], windows[w, EMPTIES]
+        hands = key * 8 + empties
+        slot = (hands ^ hands >> 17) & (MEMO_SLOTS - 1)
+        if memo[slot, 0] != hands:  # the combos with a valid hand here, written always and kept where valid
+            memo[slot, 0], memo[slot, 1] = hands, valid
+            for c in range(combos_of[empties], combos_of[empties + 1]):
+                hand = hand_table[key + combo_key[c]]
+                valid_combo[valid], valid_hand[valid] = c, hand
+                valid += hand >= 0
+            memo[slot, 2] = valid - memo[slot, 1]
+        begin, end = memo[slot, 1], memo[slot, 1] + memo[slot, 2]
+        if begin == end:
+            continue
+        if ordered:
+            count_class = 8 * (windows[w, LINE] >= n) + empties
+            class_first[count_class] = min(class_first[count_class], _group_code(windows[w], n))
         window_code = (state + 1) + 4 * (length == MAX_HAND) + 8 * (empties == RACK_SIZE)
-        count_class = 8 * (windows[w, LINE] >= n) + empties
-        code = _group_code(windows[w], n)
-        needed = 0
-        for i in range(empties):
-            if accepts[rows[w, i]] != accepts[0]:
-                needs[needed] = accepts[rows[w, i]]
-                needed += 1
-        for c in range(combos_of[empties], combos_of[empties + 1]):
-            fits = True
-            for i in range(needed):
-                if not needs[i] & combo_bits[c]:
-                    fits = False
-                    break
-            if not fits and (not ordered or class_first[count_class] <= code):
-                continue
-            hand = hand_table[key + combo_key[c]]
-            if hand < 0:
-                continue
-            class_first[count_class] = min(class_first[count_class], code)
-            if fits:
-                pair_window[count], pair_combo[count] = w, c
-                pair_points[count] = hand + window_bonus[window_code, combo_state[c]] + FIRST_MOVE_BONUS * first
-                count += 1
+        # the faces each empty cell accepts across (every face past the last cell): a combo fits where each
+        # cell accepts one of its faces, tested without a branch
+        n0, n1 = accepts[rows[w, 0]], accepts[rows[w, 1]]
+        n2 = accepts[rows[w, 2]] if empties > 2 else -1
+        n3 = accepts[rows[w, 3]] if empties > 3 else -1
+        n4 = accepts[rows[w, 4]] if empties > 4 else -1
+        for v in range(begin, end):
+            c = valid_combo[v]
+            bits = combo_bits[c]
+            fits = (n0 & bits != 0) & (n1 & bits != 0) & (n2 & bits != 0) & (n3 & bits != 0) & (n4 & bits != 0)
+            pair_window[count], pair_combo[count] = w, c
+            pair_points[count] = valid_hand[v] + window_bonus[window_code, combo_state[c]] + FIRST_MOVE_BONUS * first
+            count += fits
     return pair_window[:count], pair_combo[:count], pair_points[:count], class_first
 
 
@@ -477,21 +513,21 @@ def _laid(pairs, k: int, gains, orderings, r: int) -> int:
     return score
 
 
-@numba.njit(cache=True)
-def write_moves(
-    store, start, count, orderings, label, n: int, action: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The moves of a turn's store (`turn_pairs`) written out (actions, lengths, points), in their order: every
-    ordering of each pair's combo that makes valid hands across, then the one-tile moves. `action` >= 0: only
-    the moves that begin with it (the first place step of a turn)."""
-    pairs, gains, singles, _ = _unstore(store)
-    board_cells = n * n
-    face, cell = action // board_cells, action % board_cells
+@numba.njit(cache=True, inline="always")
+def _moves_bound(pairs, singles, count, cell: int, action: int) -> int:
+    """At most how many moves `write_moves` writes (every ordering of the pairs it looks at, every one-tile move)."""
     bound = len(singles)
     for k in range(len(pairs)):
         if action < 0 or pairs[k, P_CELLS] == cell:
             bound += count[pairs[k, P_COMBO]]
-    actions, lengths, points = _move_rows(bound)
+    return bound
+
+
+@numba.njit(cache=True, inline="always")
+def _write_rows(pairs, gains, singles, start, count, orderings, label, n: int, action: int, actions, lengths, points):
+    """`write_moves` into the rows given (`_moves_bound` of them); how many it wrote."""
+    board_cells = n * n
+    face, cell = action // board_cells, action % board_cells
     m = 0
     for k in range(len(pairs)):
         if action >= 0 and pairs[k, P_CELLS] != cell:
@@ -516,32 +552,25 @@ def write_moves(
                 actions[m, i] = -1
             lengths[m], points[m] = 1, singles[s, 1]
             m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def write_moves(
+    store, start, count, orderings, label, n: int, action: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The moves of a turn's store (`turn_pairs`) written out (actions, lengths, points), in their order: every
+    ordering of each pair's combo that makes valid hands across, then the one-tile moves. `action` >= 0: only
+    the moves that begin with it (the first place step of a turn)."""
+    pairs, gains, singles, _ = _unstore(store)
+    actions, lengths, points = _move_rows(_moves_bound(pairs, singles, count, action % (n * n), action))
+    m = _write_rows(pairs, gains, singles, start, count, orderings, label, n, action, actions, lengths, points)
     return actions[:m], lengths[:m], points[:m]
 
 
 @numba.njit(cache=True)
 def turn_pairs(
-    values,
-    colours,
-    rack_size,
-    template_faces,
-    start,
-    count,
-    orderings,
-    combos_of,
-    label,
-    ordered,
-    tile_key,
-    prime,
-    hand_table,
-    across_slots,
-    across_rows,
-    across_points,
-    across_cap,
-    window_bonus,
-    face_key,
-    face_colour,
-    mask,
+    values, colours, rack_size, template, label, ordered, tables, table_bytes, mask
 ) -> tuple[np.ndarray, int, bool]:
     """A turn's legal moves, not written out: every window with every combo of the rack that makes a move there,
     as rows (the `P_` columns) in the order `movegen.generate_moves` documents (`write_moves` writes them).
@@ -553,19 +582,27 @@ def turn_pairs(
     (unordered, it is `opening_moves`, and nothing else is computed).
 
     The rack: its distinct faces `label` (sorted, then -1) and its combos as a template of indices into them
-    (rack.py); the tables: movegen.py's."""
-    value, dark = _lines(values, colours)
+    (rack.py's, `pack`ed: faces, start, count, orderings, combos_of); the tables: movegen.py's, `pack`ed into
+    `tables` (the int64 ones, then the scalars: the across cap and where the cross-hand points begin in
+    `table_bytes`) and `table_bytes` (the hand table, then the cross-hand points). A kernel call pays for each
+    argument (~60 ns), so they come as four arrays, not nineteen."""
+    value, dark, occupied = _lines(values, colours)
     n = values.shape[0]
-    first = not value.any()
+    first = not occupied.any()
     if first and not ordered:
         return np.zeros(STORE_HEADER, dtype=np.int64), STORE_HEADER, True
+    template_faces, start, count, orderings, combos_of = _template_parts(template)
+    tile_key, prime, across_slots, across_rows = _part(tables, 0), _part(tables, 1), _part(tables, 2), _part(tables, 3)
+    window_bonus = _part(tables, 4).reshape((len(_part(tables, 4)) // 3, 3))
+    face_key, face_colour, scalars = _part(tables, 5), _part(tables, 6), _part(tables, 7)
+    across_cap, hand_table = scalars[0], table_bytes[: scalars[1]]
+    across_points = table_bytes[scalars[1] :].reshape(((len(table_bytes) - scalars[1]) // NUM_FACES, NUM_FACES))
     most = min(MAX_HAND, rack_size)
     combo_key, combo_state, combo_bits = _combo_facts(template_faces, label, face_key, face_colour)
     gain_row, gains, accepts = _cross_gains(
-        value, dark, tile_key, across_slots, across_rows, across_points, across_cap, label
+        value, dark, occupied, tile_key, across_slots, across_rows, across_points, across_cap, label
     )
-    windows = _windows(value, dark, tile_key, prime, most, first, gain_row, accepts, not ordered)
-    cells, rows = _window_cells(windows, value, gain_row)
+    windows, cells, rows = _windows(value, dark, occupied, tile_key, prime, most, first, gain_row, accepts, not ordered)
     pair_window, pair_combo, pair_points, class_first = _pairs(
         windows,
         rows,
@@ -583,47 +620,94 @@ def turn_pairs(
     if ordered:
         order = _players_order(windows, pair_window, class_first, n)
         pair_window, pair_combo, pair_points = pair_window[order], pair_combo[order], pair_points[order]
-    pairs = np.empty((len(pair_combo), PAIR_COLUMNS), dtype=np.int64)
-    for k in range(len(pair_combo)):
-        w = pair_window[k]
-        empties = windows[w, EMPTIES]
-        pairs[k, P_POINTS], pairs[k, P_COMBO], pairs[k, P_EMPTIES], pairs[k, P_ACROSS] = (
-            pair_points[k],
-            pair_combo[k],
-            empties,
-            0,
-        )
-        for i in range(MAX_HAND):
-            pairs[k, P_CELLS + i] = cells[w, i] if i < empties else -1
-            pairs[k, P_ROWS + i] = rows[w, i] if i < empties else 0
-            if i < empties and rows[w, i]:
-                pairs[k, P_ACROSS] = 1
     faces_held = len(label) - 1
-    singles = np.empty((0 if first else n * n * faces_held, 2), dtype=np.int64)
+    # scratch: the one-tile moves (written always, kept where valid), then the first actions marked as bits: per
+    # face of the rack (by index into `label`) a bit per cell, read back in order without a scan of the mask
+    words = (n * n + 63) // 64
+    scratch = np.empty(2 * (0 if first else n * n * faces_held) + faces_held * words, dtype=np.int64)
+    singles = scratch[: len(scratch) - faces_held * words].reshape((len(scratch) - faces_held * words) // 2, 2)
+    marks = scratch[len(scratch) - faces_held * words :].reshape((faces_held, words))
+    marks[:] = 0
+    marking = len(mask) > 0
+    if marking:
+        mask[:] = 0
     s = 0
     if not first:  # one-tile moves: a valid hand along or across the cell, none invalid
         for r in range(n):
-            for c in range(n):
-                if value[r, c] or not (gain_row[r, c] or gain_row[n + c, r]):  # no tile beside it
-                    continue
-                for f in range(faces_held):
-                    score = gains[gain_row[r, c], f] + gains[gain_row[n + c, r], f]
-                    if score >= 0:
-                        singles[s, 0], singles[s, 1] = label[f] * n * n + r * n + c, score
-                        s += 1
-    singles = singles[:s]
-    marked = 0
+            beside = _beside(occupied[r], n)  # the empty cells of row r with a tile beside them, either way
+            if r > 0:
+                beside |= occupied[r - 1] & ~occupied[r]
+            if r + 1 < n:
+                beside |= occupied[r + 1] & ~occupied[r]
+            while beside:
+                c = trailing_zeros(beside)
+                beside &= beside - 1
+                along, across = gains[gain_row[r, c]], gains[gain_row[n + c, r]]
+                cell = r * n + c
+                for f in range(faces_held):  # written always, kept where valid (no branch to mispredict)
+                    score = along[f] + across[f]
+                    singles[s, 0], singles[s, 1] = label[f] * n * n + cell, score
+                    valid = score >= 0
+                    s += valid
+                    if marking:
+                        mask[label[f] * n * n + cell] |= valid
+                        marks[f, cell >> 6] |= np.int64(valid) << (cell & 63)
+    # the store in one allocation, the pairs written straight into it; room for the first actions: a pair begins
+    # at most one per empty cell (one per face of its combo), a one-tile move one, and one slot to spare (the
+    # marked actions are written before they are counted)
+    pair_count = len(pair_combo)
+    room = 0
     if len(mask):
-        marked = _mark_first(mask, pairs, gains, singles, template_faces, start, count, orderings, label, n * n)
-    parts = STORE_HEADER + pairs.size + gains.size + singles.size
-    store = np.empty(parts + marked, dtype=np.int64)
-    store[0], store[1], store[2], store[3] = len(pairs), gains.shape[0], gains.shape[1], len(singles)
-    at = _put(store, STORE_HEADER, pairs)
-    at = _put(store, at, gains)
-    _put(store, at, singles)
-    if marked:
-        _marked_actions(store[parts:], mask, label, n * n)
-    return store, parts, first
+        room = s + 1
+        for k in range(pair_count):
+            room += windows[pair_window[k], EMPTIES]
+    parts = STORE_HEADER + pair_count * PAIR_COLUMNS + gains.size + 2 * s
+    store = np.empty(parts + room, dtype=np.int64)
+    store[0], store[1], store[2], store[3] = pair_count, gains.shape[0], gains.shape[1], s
+    pairs = store[STORE_HEADER : STORE_HEADER + pair_count * PAIR_COLUMNS].reshape((pair_count, PAIR_COLUMNS))
+    for k in range(pair_count):
+        w = pair_window[k]
+        empties = windows[w, EMPTIES]
+        pairs[k, P_POINTS], pairs[k, P_COMBO], pairs[k, P_EMPTIES] = pair_points[k], pair_combo[k], empties
+        across = 0
+        for i in range(MAX_HAND):
+            pairs[k, P_CELLS + i] = cells[w, i] if i < empties else -1
+            pairs[k, P_ROWS + i] = rows[w, i] if i < empties else 0
+            across |= rows[w, i] if i < empties else 0
+        pairs[k, P_ACROSS] = across != 0
+    at = _put(store, STORE_HEADER + pair_count * PAIR_COLUMNS, gains)
+    _put(store, at, singles[:s])
+    if not len(mask):
+        return store, parts, first
+    _mark_first(mask, marks, pairs, accepts, template_faces, start, count, orderings, label, n * n)
+    marked = _marked_actions(store[parts:], marks, label, n * n)
+    return store[: parts + marked], parts, first
+
+
+def pack(*parts: np.ndarray) -> np.ndarray:
+    """Arrays end to end (each flattened, as int64) after a header of where each begins and the last ends: what a
+    kernel reads as one argument (`_part`)."""
+    ends = np.cumsum([len(parts) + 1] + [np.size(part) for part in parts])
+    return np.concatenate([ends, *(np.ravel(part) for part in parts)]).astype(np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _part(packed, i: int) -> np.ndarray:
+    """Part i of `pack`ed arrays, flat."""
+    return packed[packed[i] : packed[i + 1]]
+
+
+@numba.njit(cache=True, inline="always")
+def _template_parts(template) -> tuple[np.ndarray, ...]:
+    """A `pack`ed rack template's arrays: faces, start, count, orderings, combos_of (rack.py's `Template`)."""
+    faces, orderings = _part(template, 0), _part(template, 3)
+    return (
+        faces.reshape((len(faces) // MAX_HAND, MAX_HAND)),
+        _part(template, 1),
+        _part(template, 2),
+        orderings.reshape((len(orderings) // MAX_HAND, MAX_HAND)),
+        _part(template, 4),
+    )
 
 
 @numba.njit(cache=True, inline="always")
@@ -637,30 +721,34 @@ def _put(store, at: int, part) -> int:
 
 
 @numba.njit(cache=True)
-def _mark_first(mask, pairs, gains, singles, template_faces, start, count, orderings, label, board_cells) -> int:
-    """Into `mask`, cleared first: the first place action of every move of the pairs and one-tile moves; how
-    many are marked. An ordering is checked across only where its first action is not marked yet."""
-    mask[:] = 0
-    marked = 0
+def _mark_first(mask, marks, pairs, accepts, template_faces, start, count, orderings, label, board_cells) -> None:
+    """Into `mask` (the one-tile moves' first actions already marked) and `marks` (the same as bits per face
+    index and cell): the first place action of every move of the pairs. An ordering is checked across only where
+    its first action is not marked yet: it is a move where each empty cell accepts its face (`accepts`:
+    `_cross_gains`'), tested as bits without a branch."""
     for k in range(len(pairs)):
-        c = pairs[k, P_COMBO]
+        c, cell, empties = pairs[k, P_COMBO], pairs[k, P_CELLS], pairs[k, P_EMPTIES]
+        word, bit = cell >> 6, np.int64(1) << (cell & 63)
         if not pairs[k, P_ACROSS]:  # every ordering is a move, and each face of the combo begins one
-            for i in range(pairs[k, P_EMPTIES]):
-                action = label[template_faces[c, i]] * board_cells + pairs[k, P_CELLS]
-                if not mask[action]:
-                    mask[action] = 1
-                    marked += 1
+            for i in range(empties):
+                face = template_faces[c, i]
+                mask[label[face] * board_cells + cell] = 1
+                marks[face, word] |= bit
             continue
+        # per empty cell the faces it accepts; all bits past the last, which the orderings' -1 padding reads
+        a0, a1 = accepts[pairs[k, P_ROWS]], accepts[pairs[k, P_ROWS + 1]]
+        a2 = accepts[pairs[k, P_ROWS + 2]] if empties > 2 else -1
+        a3 = accepts[pairs[k, P_ROWS + 3]] if empties > 3 else -1
+        a4 = accepts[pairs[k, P_ROWS + 4]] if empties > 4 else -1
         for r in range(start[c], start[c] + count[c]):
-            action = label[orderings[r, 0]] * board_cells + pairs[k, P_CELLS]
-            if not mask[action] and _laid(pairs, k, gains, orderings, r) >= 0:
-                mask[action] = 1
-                marked += 1
-    for s in range(len(singles)):
-        if not mask[singles[s, 0]]:
-            mask[singles[s, 0]] = 1
-            marked += 1
-    return marked
+            face = orderings[r, 0]
+            action = label[face] * board_cells + cell
+            if mask[action]:
+                continue
+            fits = a0 >> face & a1 >> orderings[r, 1] & a2 >> (orderings[r, 2] & 63)
+            fits &= a3 >> (orderings[r, 3] & 63) & a4 >> (orderings[r, 4] & 63) & 1
+            mask[action] = fits
+            marks[face, word] |= fits << (cell & 63)
 
 
 @numba.njit(cache=True)
@@ -677,34 +765,49 @@ def count_moves(store, start, count, orderings) -> int:
 
 @numba.njit(cache=True)
 def pairs_place_step(
-    store, start, count, orderings, label, n: int, action: int, mask, commit: int
+    store, template, label, n: int, action: int, mask, commit: int
 ) -> tuple[np.ndarray, int, int, int]:
     """`place_step` at depth 0 on a turn kept as `turn_pairs` gives it: the moves that begin with `action`
     written out, their next place actions marked in `mask` (cleared first) and listed, and the points of the
     one-tile move `action` is (-1: none). One array holds the legal actions, then the moves' actions, lengths
-    and points (one array out of a kernel costs ~0.4 us); the ints say how many legal actions and moves."""
-    actions, lengths, points = write_moves(store, start, count, orderings, label, n, action)
-    every = np.empty(0, dtype=np.int64)
-    legal = mark_legal(mask, actions, lengths, every, True, 1, commit)
-    moves, listed = len(lengths), len(legal)
-    out = np.empty(listed + (MAX_HAND + 2) * moves, dtype=np.int64)
-    out[:listed] = legal
-    at = _put(out, listed, actions)
-    out[at : at + moves] = lengths
-    out[at + moves :] = points
-    return out, listed, moves, complete_points(lengths, points, every, True, 1)
+    and points (one array out of a kernel costs ~0.4 us); the ints say how many legal actions and moves. It is
+    one allocation: room for the legal actions, then for the moves, closed up once they are counted. The rack's
+    template comes `pack`ed, as `turn_pairs` reads it."""
+    _, start, count, orderings, _ = _template_parts(template)
+    pairs, gains, singles, _ = _unstore(store)
+    bound = _moves_bound(pairs, singles, count, action % (n * n), action)
+    at = bound + 1  # the moves begin here; the legal actions (at most one per move, and the commit) end here
+    out = np.empty(at + (MAX_HAND + 2) * bound, dtype=np.int64)
+    actions = out[at : at + MAX_HAND * bound].reshape((bound, MAX_HAND))
+    lengths, points = out[at + MAX_HAND * bound : at + (MAX_HAND + 1) * bound], out[at + (MAX_HAND + 1) * bound :]
+    moves = _write_rows(pairs, gains, singles, start, count, orderings, label, n, action, actions, lengths, points)
+    listed = _mark_rows(mask, actions, lengths, lengths, True, moves, 1, commit, out)
+    complete = complete_points(lengths[:moves], points, lengths, True, 1)
+    # close up, in an order that reads each value before it is overwritten: lengths and points right after the
+    # moves' actions (moved towards the front), the legal actions right before them (moved towards the back)
+    end = at + MAX_HAND * moves
+    for k in range(moves):
+        out[end + k] = lengths[k]
+    for k in range(moves):
+        out[end + moves + k] = points[k]
+    for i in range(listed - 1, -1, -1):
+        out[at - listed + i] = out[i]
+    return out[at - listed : end + 2 * moves], listed, moves, complete
 
 
 @numba.njit(cache=True)
-def _marked_actions(found, mask, label, cells: int) -> None:
-    """Into `found`: the place actions marked in `mask`, ascending, read face by face (the rack's `label`,
-    ascending) over the faces' blocks of cells."""
+def _marked_actions(found, marks, label, cells: int) -> int:
+    """Into `found`: the place actions marked (`marks`: per face index of the rack's `label`, ascending, a bit per
+    cell), ascending; how many."""
     count = 0
     for f in range(len(label) - 1):
-        for action in range(label[f] * cells, (label[f] + 1) * cells):
-            if mask[action]:
-                found[count] = action
+        for word in range(marks.shape[1]):
+            bits = marks[f, word]
+            while bits:
+                found[count] = label[f] * cells + word * 64 + trailing_zeros(bits)
+                bits &= bits - 1
                 count += 1
+    return count
 
 
 @numba.njit(cache=True)
@@ -741,19 +844,20 @@ def place_step(
     (-1: none; the commit reads it)."""
     rows = rows_in[rows_at:]
     looked = len(lengths) if every else len(rows)
-    kept = np.empty(looked, dtype=np.int64)  # one pass: the rows kept are read from the front of it
+    # one allocation: room for the legal actions (at most one per row kept, and the commit), then the rows kept
+    at = looked + 1
+    out = np.empty(at + looked, dtype=np.int64)
     m = 0
     for k in range(looked):
         row = _row(rows, every, k)
         if actions[row, depth] == action:
-            kept[m] = row
+            out[at + m] = row
             m += 1
-    kept = kept[:m]
-    legal = mark_legal(mask, actions, lengths, kept, False, depth + 1, commit)
-    out = np.empty(len(legal) + m, dtype=np.int64)
-    out[: len(legal)] = legal
-    out[len(legal) :] = kept
-    return out, len(legal), complete_points(lengths, points, kept, False, depth + 1)
+    kept = out[at : at + m]
+    listed = _mark_rows(mask, actions, lengths, kept, False, m, depth + 1, commit, out)
+    for i in range(listed - 1, -1, -1):  # the legal actions right before the rows kept
+        out[at - listed + i] = out[i]
+    return out[at - listed : at + m], listed, complete_points(lengths, points, kept, False, depth + 1)
 
 
 @numba.njit(cache=True)
@@ -783,15 +887,11 @@ def _sort_front(values, count: int) -> None:
         values[j + 1] = value
 
 
-@numba.njit(cache=True)
-def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: int) -> np.ndarray:
-    """Into `mask`, cleared first (a caller may hand it over unwritten: `np.empty` costs less than `np.zeros`):
-    the place action at `depth` of every move looked at (every move, or the rows `rows`), and `commit` where
-    one is complete. Returns the actions marked, ascending (read from the moves, not from a scan of the whole
-    mask)."""
+@numba.njit(cache=True, inline="always")
+def _mark_rows(mask, actions, lengths, rows, every: bool, looked: int, depth: int, commit: int, found) -> int:
+    """`mark_legal` on the first `looked` moves looked at, its actions into `found` (room for `looked` + 1):
+    how many."""
     mask[:] = 0
-    looked = len(lengths) if every else len(rows)
-    found = np.empty(looked + 1, dtype=np.int64)
     count = 0
     complete = False
     for k in range(looked):
@@ -809,7 +909,18 @@ def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: in
         mask[commit] = 1
         found[count] = commit
         count += 1
-    return found[:count]
+    return count
+
+
+@numba.njit(cache=True)
+def mark_legal(mask, actions, lengths, rows, every: bool, depth: int, commit: int) -> np.ndarray:
+    """Into `mask`, cleared first (a caller may hand it over unwritten: `np.empty` costs less than `np.zeros`):
+    the place action at `depth` of every move looked at (every move, or the rows `rows`), and `commit` where
+    one is complete. Returns the actions marked, ascending (read from the moves, not from a scan of the whole
+    mask)."""
+    looked = len(lengths) if every else len(rows)
+    found = np.empty(looked + 1, dtype=np.int64)
+    return found[: _mark_rows(mask, actions, lengths, rows, every, looked, depth, commit, found)]
 
 
 @numba.njit(cache=True)

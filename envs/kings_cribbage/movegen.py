@@ -273,17 +273,8 @@ class Pairs(_WrittenOnRead):
         """`MoveSet.place_step`: at depth 0 the moves that begin with `action`, written from the pairs."""
         if depth:
             return self.written.place_step(depth, action, mask, commit)
-        t = self.template
         out, listed, moves, complete = kernels.pairs_place_step(
-            self.store,
-            t.start,
-            t.count,
-            t.orderings,
-            self.label,
-            self.board_size,
-            action,
-            mask,
-            commit,
+            self.store, self.template.packed, self.label, self.board_size, action, mask, commit
         )
         at = listed + MAX_HAND * moves  # out: the legal actions, then the moves' actions, lengths and points
         actions = out[listed:at].reshape(moves, MAX_HAND)
@@ -374,9 +365,20 @@ def generate_moves(
 
 
 _NO_MASK = np.zeros(0, dtype=np.int8)
-# what the move kernels read
-_TABLES = (TILE_KEYS, ORDER_PRIMES, HAND_TABLE, ACROSS_SLOTS, ACROSS_ROWS, ACROSS_BYTES, ACROSS_CAP, WINDOW_BONUS)
-_TURN_TABLES = (*_TABLES, FACE_KEY, FACE_COLOUR)  # what `kernels.turn_pairs` reads after `ordered`
+# what `kernels.turn_pairs` reads of the tables, packed into two arrays (`kernels.pack`): the int64 tables, then
+# the scalars (the across cap, and where the cross-hand points begin in the bytes); the hand table and the
+# cross-hand points
+_TURN_TABLES = kernels.pack(
+    TILE_KEYS,
+    ORDER_PRIMES,
+    ACROSS_SLOTS,
+    ACROSS_ROWS,
+    WINDOW_BONUS,
+    FACE_KEY,
+    FACE_COLOUR,
+    np.array([ACROSS_CAP, len(HAND_TABLE)]),
+)
+_TURN_BYTES = np.concatenate([HAND_TABLE, ACROSS_BYTES.ravel()])
 
 
 def turn_moves(
@@ -391,7 +393,7 @@ def turn_moves(
     values, colours = np.asarray(values), np.asarray(colours)
     template, label = rack_template(rack)
     store, legal_at, first = kernels.turn_pairs(
-        values, colours, len(rack), *template.kernel_args, label, ordered, *_TURN_TABLES, mask
+        values, colours, len(rack), template.packed, label, ordered, _TURN_TABLES, _TURN_BYTES, mask
     )
     if first and not ordered:
         n = values.shape[0]

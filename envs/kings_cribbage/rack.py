@@ -70,6 +70,11 @@ class Template:
         combos_of), bundled once: a turn passes them on without reading five attributes."""
         return (self.faces, self.start, self.count, self.orderings, self.combos_of)
 
+    @cached_property
+    def packed(self) -> np.ndarray:
+        """`kernel_args` as one array (`kernels.pack`): what `kernels.turn_pairs` and `pairs_place_step` read."""
+        return kernels.pack(*self.kernel_args)
+
 
 def _template(options_of_tile: tuple[tuple[int, ...], ...]) -> Template:
     """One choice per tile among absent / its faces (face indices), deduplicated, by size then sorted faces
