@@ -19,12 +19,19 @@ position on a line is its column (on a row) or its row (on a column).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.cpython.unsafe import numbers as _bits
 
 from tabletop.envs.kings_cribbage.scoring import FIRST_MOVE_BONUS, MAX_HAND
 from tabletop.envs.kings_cribbage.tiles import NUM_FACES, RACK_SIZE
+
+# numba's bit-scan intrinsics, typed for mypy as the integer functions they are inside a kernel
+leading_zeros = cast(Callable[[int | np.integer], int], _bits.leading_zeros)
+trailing_zeros = cast(Callable[[int | np.integer], int], _bits.trailing_zeros)
 
 BLOCKED = -(1 << 20)  # a face that makes an invalid hand across: any sum of gains holding it stays negative
 NO_TILES = 2  # colour state of no tiles, besides light 0, dark 1 and mixed -1
