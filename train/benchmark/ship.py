@@ -31,6 +31,7 @@ from tabletop.train.benchmark.runner import (
     TIMING_FILE,
     UNSUPPORTED,
     read_json,
+    status,
 )
 
 TASK_RECORDS = (REFERENCE_FILE, CFR_FILE, TIMING_FILE)
@@ -43,7 +44,7 @@ def ship(folder: Path, dest: Path, plots: bool = True) -> list[Path]:
     grid = _grid(folder, "give the --out of tabletop benchmark")
     if dest.exists():
         raise ValueError(f"{dest} exists: ship into a new folder")
-    _copy(folder, dest, grid["runs"])
+    _copy(folder, dest, grid, grid["runs"])
     return write_report(dest, plots=plots)
 
 
@@ -55,9 +56,8 @@ def restore(shipped: Path, folder: Path) -> int:
     grid = _grid(shipped, "give a folder shipped with tabletop benchmark report DIR --ship")
     if (folder / GRID_FILE).is_file():
         raise ValueError(f"{folder} already holds a benchmark: give --from only with a new --out")
-    done = [r for r in grid["runs"] if (shipped / r["folder"] / FINISHED).is_file()]
-    done += [r for r in grid["runs"] if (shipped / r["folder"] / UNSUPPORTED).is_file()]
-    _copy(shipped, folder, done)
+    done = [r for r in grid["runs"] if status(shipped / r["folder"]) in ("finished", "unsupported")]
+    _copy(shipped, folder, grid, done)
     return len(done)
 
 
@@ -68,9 +68,8 @@ def _grid(folder: Path, hint: str) -> dict:
     return grid
 
 
-def _copy(source: Path, dest: Path, runs: list[dict]) -> None:
-    """benchmark.json, every task's records and the records of `runs`, from `source` into `dest`."""
-    grid = read_json(source / GRID_FILE)
+def _copy(source: Path, dest: Path, grid: dict, runs: list[dict]) -> None:
+    """benchmark.json, every task's records and the records of `runs` (of `grid`, source's), into `dest`."""
     files = [f"{task}/{name}" for task in sorted({run["task"] for run in grid["runs"]}) for name in TASK_RECORDS]
     files += [f"{run['folder']}/{name}" for run in runs for name in RUN_RECORDS]
     for name in [GRID_FILE, *sorted(files)]:
