@@ -222,8 +222,9 @@ def summarise(found: Collected) -> dict[str, Any]:
         "over_se_target": [
             {"task": t, "algorithm": a, "final_se": v["final_se"]}
             for t, row in per_task.items()
+            if t not in found.exact  # read by NashConv; its few panel games are kept only beside it
             for a, v in row.items()
-            if v["final_se"] > SE_TARGET  # NaN (an exact task decided by the deal) is not listed
+            if v["final_se"] > SE_TARGET
         ],
         "unsupported": [{"task": t, "algorithm": a, "reason": r} for (t, a), r in sorted(found.unsupported.items())],
         "unfinished": sorted(found.unfinished),
@@ -363,12 +364,12 @@ def markdown(summary: dict[str, Any], plots: list[str] = ()) -> str:
     for task, curves in summary["exploitability"].items():
         cfr = curves["cfr_plus"]["curve"]
         reference = (
-            f"CFR+ after {cfr[-1]['iteration']} iterations: {cfr[-1]['nash_conv']:.4f}" if cfr else "no CFR+ line"
+            f"CFR+ after {cfr[-1]['iteration']} iterations: {cfr[-1]['nash_conv']:.3g}" if cfr else "no CFR+ line"
         )
         lines += [f"## Exact track: {task} (NashConv, IQM over seeds; {reference})", ""]
         lines += ["| algorithm | NashConv at the last evaluation | 95% interval |", "|---|---|---|"]
         lines += [
-            f"| {a} | {c[-1]['value']:.4f} | [{c[-1]['low']:.4f}, {c[-1]['high']:.4f}] |"
+            f"| {a} | {c[-1]['value']:.3g} | [{c[-1]['low']:.3g}, {c[-1]['high']:.3g}] |"
             for a, c in curves["families"].items()
             if c
         ]
