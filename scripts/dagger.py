@@ -1,16 +1,27 @@
-"""A DAgger pass for a trained policy, the last stage of the shipped Chromino `pretrained` policy (docs/results.md,
-Chromino, "A DAgger pass with the search teacher"): the policy plays, a search player labels each of its decisions
+"""DAgger passes for a trained policy, the last stages of the shipped Chromino `pretrained` policy (docs/results.md,
+Chromino; docs/training.md, "DAgger"): the policy plays, a search player labels each of its decisions
 (`imitation.collect` with an `actor`), and a policy's own weights are fitted to those labels (`imitation.fit`).
-Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. `collect`
-defaults to the Chromino recipe's game, teacher and opponents; `--game`, `--env-kwargs`, `--teacher`, `--opponents`
-and `--gamma` name another's. The shipped Chromino policy (85.5 CPU-minutes in all):
+Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. With the
+guided search over the policy itself as the teacher and `--search-share 1`, each label is the search's improved
+policy: search in the loop, one pass at a time. `collect` defaults to the Chromino recipe's game, teacher and
+opponents; `--game`, `--env-kwargs`, `--teacher`, `--opponents` and `--gamma` name another's. The shipped Chromino
+policy (about 105 CPU-minutes in all):
 
     tabletop train configs/results/chromino_pretrained_2p.yaml --out runs/chromino_2p   # the base, 20.3 CPU-minutes
     tabletop export runs/chromino_2p --out runs/chromino_2p_onnx   # the actor: the base policy
     for c in $(seq 0 19); do python scripts/dagger.py collect --actor onnx:runs/chromino_2p_onnx \
         --first $((50700000 + 25 * c)) --games 25 --out runs/dagger/c$(printf %02d $c).npz; done   # 62.5 CPU-minutes
     python scripts/dagger.py fit runs/chromino_2p runs/chromino_dagger --chunks 'runs/dagger/c*.npz' --move-only  # 2.8
-    tabletop export runs/chromino_dagger --out agents/pretrained/chromino_2p
+    for c in $(seq 0 39); do python scripts/dagger.py collect --actor ppo:runs/chromino_dagger \
+        --teacher search:policy=ppo:runs/chromino_dagger,sims=32,leaf=rollout --search-share 1 \
+        --first $((54000000 + 25 * c)) --games 25 --out runs/guided/c$(printf %02d $c).npz; done   # 14 CPU-minutes
+    python scripts/dagger.py fit runs/chromino_dagger runs/chromino_guided --chunks 'runs/guided/c*.npz'   # 5
+    tabletop export runs/chromino_guided --out agents/pretrained/chromino_2p
+
+Float rounding has moved since the base was trained, so a rerun gives another policy of its own. `adopt` brings a
+shipped export back as a run folder (the ONNX actor's weights, a fresh critic), the start of a further pass:
+
+    python scripts/dagger.py adopt agents/pretrained/chromino_2p configs/results/chromino_pretrained_2p.yaml runs/ch
 
 `fit` writes a run folder (config.yaml and final/policy.pt) that `ppo:OUT` plays and `tabletop export` reads; the
 last tenth of the games is held out. `agreement` prints how often a policy's most likely move is the teacher's,
@@ -65,6 +76,50 @@ def read_chunks(pattern: str) -> Decisions:
     return Decisions(*[np.concatenate(column) for column in zip(*parts)])
 
 
+def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
+    """A shipped policy, which keeps its actor as ONNX alone, back into a run folder for `fit`: the config's
+    network with the ONNX initializers as its actor (a fresh critic). The exporter keeps a parameter's name where
+    it can; a weight it folds into a product (`onnx::MatMul_*` holds the transpose, `onnx::Gemm_*` the weight) is
+    matched to the one unclaimed parameter of its shape, and biases it folded into one sum go to the first such
+    bias (the others 0), which computes the same function. Whether the copy is the shipped policy is not assumed:
+    torch and onnxruntime must agree on sampled positions, or nothing is written."""
+    import onnx
+    from onnx import numpy_helper
+
+    from tabletop.train.serving.export import sample_positions, verify
+
+    config = load_config(config_path)
+    policy = fresh_policy(config)
+    state = policy.state_dict()
+    actor = {k for k in state if not k.startswith(("value_net.", "mlp_extractor.critic."))}
+    weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(shipped / "model.onnx")).graph.initializer}
+    claimed: dict[str, np.ndarray] = {}
+    for name, value in weights.items():
+        if name.startswith("policy.") and name[len("policy.") :] in actor:
+            claimed[name[len("policy.") :]] = value
+    for name, value in weights.items():
+        if name.startswith("policy."):
+            continue
+        folded = value.T if name.startswith("onnx::MatMul") else value
+        free = [k for k in sorted(actor - set(claimed)) if tuple(state[k].shape) == folded.shape]
+        if not free:
+            raise SystemExit(f"dagger.py adopt: no parameter of the network takes {name} {list(value.shape)}")
+        claimed[free[0]] = folded
+    for key in sorted(actor - set(claimed)):
+        if not key.endswith(".bias"):
+            raise SystemExit(f"dagger.py adopt: the ONNX model holds nothing for {key}")
+        claimed[key] = np.zeros(tuple(state[key].shape), dtype=np.float32)
+    policy.load_state_dict(state | {k: torch.from_numpy(np.array(v)) for k, v in claimed.items()})
+    observations, masks = sample_positions(config.env, 256)
+    check = verify(policy, shipped / "model.onnx", observations, masks)
+    if not (check["logits_agree"] and check["actions_agree"]):
+        raise SystemExit(f"dagger.py adopt: the copy is not the shipped policy ({check})")
+    (out / FINAL).mkdir(parents=True, exist_ok=True)
+    shutil.copy(config_path, out / "config.yaml")
+    write_policy(out / FINAL / POLICY_FILE, policy_file(policy, config_spec(config.network, config.env), config.env))
+    return check
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", required=True)
@@ -86,6 +141,10 @@ def main() -> None:
     tune.add_argument("--epochs", type=int, default=8)
     tune.add_argument("--lr", type=float, default=2e-3)
     tune.add_argument("--move-only", action="store_true", help="the teacher's move alone as the target, no shares")
+    take = steps.add_parser("adopt", help="a shipped policy's ONNX actor into a run folder that `fit` starts from")
+    take.add_argument("shipped", help="the shipped policy's folder (model.onnx), e.g. agents/pretrained/chromino_2p")
+    take.add_argument("config", help="the config whose network it is")
+    take.add_argument("out")
     agree = steps.add_parser("agreement", help="how often the policy's top move is the teacher's")
     agree.add_argument("run")
     agree.add_argument("--chunks", required=True)
@@ -105,6 +164,9 @@ def main() -> None:
             args.out, **{k: getattr(data, k) for k in ("observations", "masks", "target", "returns", "game")}
         )
         print(f"{len(data)} decisions in {args.games} games, {time.process_time() - began:.0f} CPU s")
+    elif args.step == "adopt":
+        check = adopt(Path(args.shipped), Path(args.config), Path(args.out))
+        print(f"{args.out}: the shipped actor, max logit difference {check['max_abs_logit_diff']:.2e}")
     elif args.step == "fit":
         config, policy = run_policy(args.run)
         data = read_chunks(args.chunks)

@@ -9,7 +9,7 @@ from tabletop.agents import make_agent
 from tabletop.agents.base import act_for
 from tabletop.envs import EnvSpec
 from tabletop.train.selfplay.config import NetworkConfig
-from tabletop.train.selfplay.imitation import collect, evaluate_clone, fit
+from tabletop.train.selfplay.imitation import collect, evaluate_clone, fit, search_shares
 from tabletop.train.selfplay.opponents import OpponentPool, pfsp_factor
 from tabletop.train.selfplay.policy import build_policy, network_policy
 
@@ -95,6 +95,28 @@ def test_a_search_teachers_target_holds_its_rollout_shares():
     assert searched.sum() >= 3
     rows = np.flatnonzero(searched)
     assert (soft.target[rows, played[rows]] >= 0.5).all()  # its own move keeps the weight 1 - w, plus its share
+
+
+def test_a_guided_search_teaches_its_improved_policy():
+    """The guided search weighs its moves by its improved policy (its prior's logits plus completed Q-values):
+    with `search_share` 1 the target is that policy over the legal moves, on the same games as its moves alone."""
+    teacher = "search:policy=pretrained,sims=8"
+    plain = collect(SPEC, teacher, ["greedy"], games=1, gamma=0.99, seed=2)
+    soft = collect(SPEC, teacher, ["greedy"], games=1, gamma=0.99, seed=2, search_share=1.0)
+    np.testing.assert_array_equal(soft.observations, plain.observations)
+    choice = soft.masks.sum(axis=1) > 1
+    assert choice.sum() >= 5 and ((soft.target > 0) <= soft.masks).all()
+    np.testing.assert_allclose(soft.target[choice].astype(np.float64).sum(axis=1), 1.0, atol=5e-3)
+    assert ((soft.target[choice] > 0).sum(axis=1) > 1).mean() > 0.5  # a distribution, not the move alone
+    agent = make_agent(SPEC, teacher, seed=3)
+    env = SPEC.make_raw()
+    env.reset(seed=4)
+    state = env.game_state
+    seat, mask = state.current_player, state.legal_action_mask()
+    act_for(agent, env, state, seat)
+    weights = search_shares(agent)
+    assert set(weights) == set(np.flatnonzero(agent.improved)) <= set(np.flatnonzero(mask))
+    assert abs(sum(weights.values()) - 1) < 1e-9
 
 
 def test_search_shares_are_the_rollouts_of_each_first_move():

@@ -5,9 +5,10 @@ a learner in that seat would get (its observation and legal mask, nothing more) 
 distribution over the legal moves. A teacher that breaks ties at random (`best_actions`) gives its whole set
 of equally best moves, and the clone learns a uniform target over them, so random tie-breaks are not label
 noise; accuracy is then "in-tie": the clone's most likely move is one the target rates highest. A search
-player (expert iteration) also says how it shared its rollouts among its first moves (`shares`): with
-`search_share` w its target is (1 - w) on the move it played plus w times those shares, so the clone also learns
-which moves the search thought worth comparing, not only its choice. The value head learns the
+player (expert iteration) also says how it weighs its moves: the plain search how it shared its rollouts among
+its first moves (`shares`), the guided search its improved policy (`improved`). With `search_share` w the target
+is (1 - w) on the move it played plus w times those weights, so the clone also learns which moves the search
+thought worth comparing, not only its choice. The value head learns the
 discounted outcome of the game from each decision, which PPO's critic would otherwise have to learn
 from scratch while its first updates wash the cloned policy out.
 """
@@ -41,7 +42,7 @@ class Decisions:
     observations: np.ndarray  # [N, obs_size] float16
     masks: np.ndarray  # [N, actions] bool
     target: np.ndarray  # [N, actions] float16, rows summing to 1: uniform over the teacher's equally best moves
-    # (its own move alone if it gives none), or a search teacher's move and rollout shares
+    # (its own move alone if it gives none), or a search teacher's move and its weights (`search_shares`)
     returns: np.ndarray  # [N] float32: gamma ** (the seat's decisions left) * its final return
     game: np.ndarray  # [N] int: which game each decision comes from
 
@@ -75,7 +76,7 @@ def collect(
 ) -> Decisions:
     """Play `games` seeded games, the teacher in a rotating seat and `opponents` (in turn) in the others;
     record every decision of every seat the teacher holds (all of them when it also is the opponent), with a
-    search teacher's rollout shares weighted `search_share` in its target. With an `actor` (DAgger), the actor
+    search teacher's weights (`search_shares`) weighted `search_share` in its target. With an `actor` (DAgger), the actor
     plays the teacher's seats and the teacher only labels them: the targets fall on the positions the actor
     reaches, where a clone of the teacher's own games has seen none."""
     table = env.make_raw()
@@ -105,7 +106,7 @@ def collect(
                 game_of.append(g)
                 observations.append(observer.encode(state, seat).astype(np.float16))
                 masks.append(mask.astype(bool))
-                targets.append(_target(mask.size, tied, label, getattr(teach, "shares", None), search_share))
+                targets.append(_target(mask.size, tied, label, search_shares(teach), search_share))
                 action = label if acting is None else act_for(acting, table, state, seat)
             else:
                 action = act_for(rival, table, state, seat)
@@ -122,11 +123,21 @@ def collect(
     return Decisions(*_concatenate(chunks), np.asarray(returns, dtype=np.float32), np.asarray(game_of))
 
 
+def search_shares(teacher) -> dict[int, float] | None:
+    """A search teacher's own weights over the last decision's moves: the guided search's improved policy (the
+    softmax of its prior's logits plus the completed Q-values, what search in the loop learns), or the plain
+    search's rollout shares; None for a teacher that does not search."""
+    improved = getattr(teacher, "improved", None)
+    if improved is not None:
+        return {int(a): float(improved[a]) for a in np.flatnonzero(improved)}
+    return getattr(teacher, "shares", None)
+
+
 def _target(
     actions: int, tied: np.ndarray | None, action: int, shares: dict[int, float] | None, weight: float
 ) -> np.ndarray:
     """One decision's target: uniform over `tied` when the teacher gives its ties, else `action`, with weight
-    `weight` moved to a search teacher's rollout `shares` when it searched."""
+    `weight` moved to a search teacher's `shares` (`search_shares`) when it searched."""
     target = np.zeros(actions, dtype=np.float32)
     if tied is not None:
         target[tied] = 1.0 / len(tied)
