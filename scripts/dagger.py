@@ -64,6 +64,13 @@ def run_policy(run: str):
     return config, policy
 
 
+def write_run(out: Path, config_path: Path, config, policy) -> None:
+    """A run folder that `ppo:OUT` plays, `tabletop export` reads and `fit` starts from: the config and the policy."""
+    (out / FINAL).mkdir(parents=True, exist_ok=True)
+    shutil.copy(config_path, out / "config.yaml")
+    write_policy(out / FINAL / POLICY_FILE, policy_file(policy, config_spec(config.network, config.env), config.env))
+
+
 def read_chunks(pattern: str) -> Decisions:
     """The chunks' decisions joined, their games renumbered one after the other (the fit holds out whole games)."""
     parts, games = [], 0
@@ -114,9 +121,7 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
     check = verify(policy, shipped / "model.onnx", observations, masks)
     if not (check["logits_agree"] and check["actions_agree"]):
         raise SystemExit(f"dagger.py adopt: the copy is not the shipped policy ({check})")
-    (out / FINAL).mkdir(parents=True, exist_ok=True)
-    shutil.copy(config_path, out / "config.yaml")
-    write_policy(out / FINAL / POLICY_FILE, policy_file(policy, config_spec(config.network, config.env), config.env))
+    write_run(out, config_path, config, policy)
     return check
 
 
@@ -176,11 +181,7 @@ def main() -> None:
             data.target[np.arange(len(moves)), moves] = 1
         result = fit(policy, data, args.epochs, 512, args.lr, holdout=0.1, seed=0, log=print)
         out = Path(args.out)
-        (out / FINAL).mkdir(parents=True, exist_ok=True)
-        shutil.copy(Path(args.run) / "config.yaml", out / "config.yaml")
-        write_policy(
-            out / FINAL / POLICY_FILE, policy_file(policy, config_spec(config.network, config.env), config.env)
-        )
+        write_run(out, Path(args.run) / "config.yaml", config, policy)
         print(f"{result.decisions} decisions fitted in {result.seconds:.0f} CPU s; the policy is in {out}")
     else:
         _, policy = run_policy(args.run)
