@@ -87,8 +87,9 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
     """A shipped policy, which keeps its actor as ONNX alone, back into a run folder for `fit`: the config's
     network with the ONNX initializers as its actor (a fresh critic). The exporter keeps a parameter's name where
     it can; a weight it folds into a product (`onnx::MatMul_*` holds the transpose, `onnx::Gemm_*` the weight) is
-    matched to the one unclaimed parameter of its shape, and biases it folded into one sum go to the first such
-    bias (the others 0), which computes the same function. Whether the copy is the shipped policy is not assumed:
+    matched to the first unclaimed parameter of its shape in the network's own order, the order the exporter
+    traced and numbered them in (the moves network has five 64x64 products), and biases it folded into one sum
+    go to the first such bias (the others 0), which computes the same function. Whether the copy is the shipped policy is not assumed:
     torch and onnxruntime must agree on sampled positions, or nothing is written."""
     import onnx
     from onnx import numpy_helper
@@ -108,11 +109,11 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
         if name.startswith("policy."):
             continue
         folded = value.T if name.startswith("onnx::MatMul") else value
-        free = [k for k in sorted(actor - set(claimed)) if tuple(state[k].shape) == folded.shape]
+        free = [k for k in state if k in actor and k not in claimed and tuple(state[k].shape) == folded.shape]
         if not free:
             raise SystemExit(f"dagger.py adopt: no parameter of the network takes {name} {list(value.shape)}")
         claimed[free[0]] = folded
-    for key in sorted(actor - set(claimed)):
+    for key in [k for k in state if k in actor and k not in claimed]:
         if not key.endswith(".bias"):
             raise SystemExit(f"dagger.py adopt: the ONNX model holds nothing for {key}")
         claimed[key] = np.zeros(tuple(state[key].shape), dtype=np.float32)
