@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from support.scripts import load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / ".ci" / "mypy_baseline.py"
-spec = importlib.util.spec_from_file_location("mypy_baseline", SCRIPT)
-checker = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(checker)
+checker = load_script(".ci/mypy_baseline.py")
 
 ERROR = 'envs/core/aec.py:118: error: Item "None" of "State | None" has no attribute "view"  [union-attr]'
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTS = [REPO / "docs" / "records" / "speed" / f"{env_id}.txt" for env_id in
@@ -15,11 +14,7 @@ REPORTS = [REPO / "docs" / "records" / "speed" / f"{env_id}.txt" for env_id in
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("speed_table", REPO / "scripts" / "speed_table.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("speed_table", module)  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/speed_table.py")
 
 
 def test_the_page_shows_the_table_of_the_saved_reports():

@@ -3,10 +3,10 @@ one, and a network that is not the shipped one is refused rather than written.""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from tabletop.agents.networks.runs import load_saved
 from tabletop.train.serving.export import sample_positions, verify
@@ -17,10 +17,7 @@ CONFIGS = REPO / "configs" / "results"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("dagger", REPO / "scripts" / "dagger.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/dagger.py")
 
 
 @pytest.mark.slow

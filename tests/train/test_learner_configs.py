@@ -3,19 +3,16 @@ train (a suite task's ppo family or a training config, no warm start, the pool f
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import torch
+from support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("learner_configs", REPO / "scripts" / "learner_configs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/learner_configs.py")
 
 
 def test_a_suite_task_and_a_config_name_their_source():

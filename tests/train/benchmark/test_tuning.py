@@ -4,21 +4,18 @@ tuning budget on the tuning seed, its overrides laid over the suite's values, wi
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 import yaml
+from support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[3]
 TUNING = sorted((REPO / "configs" / "benchmark" / "tuning").glob("*.yaml"))
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("tune_benchmark", REPO / "scripts" / "tune_benchmark.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/tune_benchmark.py")
 
 
 @pytest.mark.parametrize("path", TUNING, ids=lambda p: p.stem)
