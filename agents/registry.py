@@ -105,7 +105,7 @@ def make_agent(env: EnvSpec | str, spec: str, seed: int | None = None) -> Agent:
         from tabletop.agents.search import make_search
 
         policies = {"random": RandomAgent, **heuristics(env.env_id)}
-        return make_search(env, game_of(env.env_id), policies, spec, lambda: make_agent(env, PRETRAINED), seed=seed)
+        return make_search(env, game_of(env.env_id), policies, spec, lambda name: make_agent(env, name), seed=seed)
     if path and kind == "ppo":
         if not Path(path).exists():  # before torch loads: a mistyped path answers at once
             raise ValueError(f"no trained model at {path!r}: expected a run folder, a checkpoint folder or a policy.pt")

@@ -13,14 +13,15 @@ __all__ = ["PREFIX", "GuidedOptions", "SearchAgent", "SearchOptions", "make_sear
 
 
 def make_search(
-    env: Any, game: str, policies: dict[str, type], spec: str, pretrained: Callable[[], Any], seed: int | None = None
+    env: Any, game: str, policies: dict[str, type], spec: str, exported: Callable[[str], Any], seed: int | None = None
 ):
     """The search player `spec` names at the table `env` (an EnvSpec): the plain one, or with `policy=` the
-    guided one over that network (agents/search/networks.py loads it; `pretrained()` builds the shipped player)."""
+    guided one over that network (agents/search/networks.py loads it; `exported("pretrained")` or
+    `exported("onnx:DIR")` builds an exported player)."""
     options = parse_search(spec)
     if isinstance(options, SearchOptions):
         return SearchAgent(env.env_id, game, policies, options, seed=seed, name=spec)
     from tabletop.agents.search.guided import GuidedSearch
     from tabletop.agents.search.networks import load_net
 
-    return GuidedSearch(env, game, policies, options, load_net(env, options.policy, pretrained), seed=seed, name=spec)
+    return GuidedSearch(env, game, policies, options, load_net(env, options.policy, exported), seed=seed, name=spec)

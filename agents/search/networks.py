@@ -1,9 +1,9 @@
 """The network a guided search reads: a batch of observations and masks -> masked logits and, where it has one, the
 value of each position for the seat it was encoded for.
 
-`policy=pretrained` is the shipped ONNX export (logits only: its leaf values come from rollouts); `policy=ppo:PATH`
-a policy file or run folder of any backend, read with torch (logits and the critic's value); the trainer hands
-its own `ActorCritic` in directly (`TorchNet`).
+`policy=pretrained` is the shipped ONNX export and `policy=onnx:DIR` any other (logits only: their leaf values come
+from rollouts); `policy=ppo:PATH` a policy file or run folder of any backend, read with torch (logits and the
+critic's value); the trainer hands its own `ActorCritic` in directly (`TorchNet`).
 """
 
 from __future__ import annotations
@@ -51,17 +51,17 @@ class OnnxNet:
         return np.where(np.asarray(masks) > 0, logits.astype(np.float64), MASKED_LOGIT), None
 
 
-def load_net(env: Any, policy: str, pretrained: Callable[[], Any]) -> TorchNet | OnnxNet:
-    """The network `policy` names for the game `env` (an `EnvSpec`): `pretrained` (the shipped player, which
-    `pretrained()` builds: agents.registry passes it) or `ppo:PATH`; a one-line ValueError for anything else, or
-    for a shipped policy that plays this table only through an adapter."""
+def load_net(env: Any, policy: str, exported: Callable[[str], Any]) -> TorchNet | OnnxNet:
+    """The network `policy` names for the game `env` (an `EnvSpec`): `pretrained` or `onnx:DIR` (an export, which
+    `exported(policy)` builds: agents.registry passes it) or `ppo:PATH`; a one-line ValueError for anything else,
+    or for an export that plays this table only through an adapter."""
     kind, _, path = policy.partition(":")
-    if policy == "pretrained":
-        agent = pretrained()
+    if policy == "pretrained" or (kind == "onnx" and path):
+        agent = exported(policy)
         if not hasattr(agent, "logits_and_actions"):
             raise ValueError(
-                f"search: the pretrained policy plays {env} through an adapter (another action layout); "
-                "a guided search needs a policy of this table's own actions: policy=ppo:PATH"
+                f"search: the policy {policy} plays {env} through an adapter (another action layout); "
+                "a guided search needs a policy of this table's own actions"
             )
         return OnnxNet(agent)
     if kind == "ppo" and path:
@@ -73,4 +73,4 @@ def load_net(env: Any, policy: str, pretrained: Callable[[], Any]) -> TorchNet |
         agent = PolicyAgent.from_saved(saved, env)
         critic = any(k.startswith(CRITIC_PREFIXES) for k in saved.weights)
         return TorchNet(agent.policy, agent.observation_options, f"ppo:{path}", has_value=critic)
-    raise ValueError(f"search: policy must be pretrained or ppo:PATH, got {policy!r}")
+    raise ValueError(f"search: policy must be pretrained, onnx:DIR or ppo:PATH, got {policy!r}")

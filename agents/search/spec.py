@@ -77,16 +77,16 @@ def parse_plies(plies: str) -> tuple[float, ...]:
 @dataclass(frozen=True)
 class GuidedOptions:
     """A network-guided search player's settings (agents/search/guided.py), chosen by `policy=` in the spec.
-    `policy` names the network (`pretrained`, or `ppo:PATH`: a policy file or run folder); `sims` is the number of
-    evaluations per decision (one candidate on one world each), spread by sequential halving over `candidates`
-    moves drawn by Gumbel top-k from the network's prior. `leaf` says how an evaluation ends: `rollout` the
-    `rollout` heuristic in every seat to the end (or `depth` actions); `value` the network's value after `depth`
-    actions of that heuristic (a policy file with a critic); `policy` the network's own moves in every seat to the
-    end (or `depth` actions, then its value), batched across worlds (KRZ GRTN's partners). Empty: `policy` for a
-    cooperative game, `value` for a network with a critic, else `rollout`. `value` is what a rollout's end
-    counts, as the plain search's. `gumbel` scales the Gumbel noise (0: the prior's top moves, deterministic
-    play; 1: Gumbel AlphaZero's sampled policy, what training uses); `scale` and `visit` are the completed-Q
-    transform's c_scale and c_visit (mctx's defaults 0.1 and 50)."""
+    `policy` names the network (`pretrained`, `onnx:DIR`: an export folder, or `ppo:PATH`: a policy file or run
+    folder); `sims` is the number of evaluations per decision (one candidate on one world each), spread by
+    sequential halving over `candidates` moves drawn by Gumbel top-k from the network's prior. `leaf` says how an
+    evaluation ends: `rollout` the `rollout` heuristic in every seat to the end (or `depth` actions); `value` the
+    network's value after `depth` actions of that heuristic (a policy file with a critic); `policy` the network's
+    own moves in every seat to the end (or `depth` actions, then its value), batched across worlds (KRZ GRTN's
+    partners). Empty: `policy` for a cooperative game, `value` for a network with a critic, else `rollout`. `value`
+    is what a rollout's end counts, as the plain search's. `gumbel` scales the Gumbel noise (0: the prior's top
+    moves, deterministic play; 1: Gumbel AlphaZero's sampled policy, what training uses); `scale` and `visit` are
+    the completed-Q transform's c_scale and c_visit (mctx's defaults 0.1 and 50)."""
 
     policy: str = ""
     sims: int = 32
@@ -101,7 +101,7 @@ class GuidedOptions:
 
     def __post_init__(self):
         if not self.policy:
-            raise ValueError("search: policy= names the guiding network: pretrained or ppo:PATH")
+            raise ValueError("search: policy= names the guiding network: pretrained, onnx:DIR or ppo:PATH")
         if self.sims < 1 or self.depth < 0:
             raise ValueError(f"search: sims must be at least 1 and depth not negative, got {self.sims}, {self.depth}")
         if self.candidates < 2:

@@ -4,6 +4,8 @@ kind of leaf, and the Gumbel root's arithmetic (completed Q-values, the improved
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -46,7 +48,8 @@ def test_spec_parses_policy_and_keys():
         ("search:policy=pretrained,sims=0", "sims must be at least 1"),
         ("search:policy=pretrained,candidates=1", "candidates must be at least 2"),
         ("search:policy=pretrained,leaf=value", "leaf=value needs a network with a value head"),
-        ("search:policy=onnx:x", "policy must be pretrained or ppo:PATH"),
+        ("search:policy=onnx:x", "no exported policy at 'x'"),
+        ("search:policy=greedy", "policy must be pretrained, onnx:DIR or ppo:PATH, got 'greedy'"),
         ("search:policy=pretrained,rollout=reply", "unknown rollout policy 'reply'"),
     ],
 )
@@ -108,6 +111,23 @@ def test_value_leaves_play_legally(tmp_path):
 def test_same_seed_same_games():
     runs = [run_tournament(CROMLET, [SMALL + ",gumbel=1", "greedy"], 2, seed=4).per_game for _ in range(2)]
     assert runs[0] == runs[1]
+
+
+def test_an_export_folder_guides_as_the_shipped_policy_it_holds():
+    """`policy=onnx:DIR` reads any export; over the shipped folder it is the `pretrained` search, move for move."""
+    folder = Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "cromlet_2p"
+    exported = SMALL.replace("policy=pretrained", f"policy=onnx:{folder}")
+    table = CROMLET.make_raw()
+    for state in positions("cromlet_v0", {}, seed=5, every=7)[:4]:
+        seat = state.current_player
+        moves = [
+            (act_for(agent, table, state, seat), agent.improved.tolist())
+            for agent in (
+                make_agent(CROMLET, SMALL, seed=2),
+                make_agent(CROMLET, exported, seed=2),
+            )
+        ]
+        assert moves[0] == moves[1]
 
 
 def test_improved_policy_is_a_distribution_over_the_legal_moves():
