@@ -12,6 +12,8 @@ import torch
 import yaml
 
 from tabletop.agents import make_agent
+from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
+from tabletop.agents.networks.saved import saved_policy, write_policy
 from tabletop.envs import EnvSpec
 from tabletop.train.benchmark.families.alphazero import FAMILY
 from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
@@ -93,6 +95,24 @@ def test_a_save_of_other_parameters_is_refused(tmp_path):
     learner.save()
     with pytest.raises(ValueError, match="games"):
         FAMILY.start(task(), {**SMALL, "games": 4}, 0, tmp_path)
+
+
+def test_warm_weights_start_from_a_policy_file_and_refuse_another_network_or_game(tmp_path):
+    source = FAMILY.start(task(), SMALL, 5, tmp_path / "source")
+    source.save()  # policy.pt: the untrained network of seed 5, critic included
+    warm = FAMILY.start(task(), {**SMALL, "warm_weights": str(tmp_path / "source" / "policy.pt")}, 0, tmp_path / "w")
+    cold = FAMILY.start(task(), SMALL, 0, tmp_path / "cold")
+    assert all(torch.equal(a, b) for a, b in zip(weights(source), weights(warm)))
+    assert not all(torch.equal(a, b) for a, b in zip(weights(source), weights(cold)))
+    with pytest.raises(ValueError, match="weight mlp_extractor"):
+        FAMILY.start(task(), {**SMALL, "hidden": [32], "warm_weights": str(tmp_path / "source")}, 0, tmp_path / "x")
+    other = EnvSpec("chromino_v1", {"num_players": 2})
+    policy = tmp_path / "chromino" / "policy.pt"
+    policy.parent.mkdir()
+    net = ActorCritic(network_spec(other, "mlp", hidden=[8]))
+    write_policy(policy, saved_policy(net.spec, net.state_dict(), other, "test"))
+    with pytest.raises(ValueError, match="a policy for chromino_v1"):
+        FAMILY.start(task(), {**SMALL, "warm_weights": str(policy)}, 0, tmp_path / "y")
 
 
 def test_a_bad_search_key_fails_before_any_game(tmp_path):

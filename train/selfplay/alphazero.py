@@ -7,8 +7,10 @@ every seat learning; a cooperative game: the search in every seat, its partners'
 SPARTA's way). At each of its decisions the search gives softmax(logits + sigma(completed q)), the policy target;
 the seat's final result is the value target. The network then fits the last `replay` iterations' decisions
 (cross-entropy to the targets plus `value_coef` times the value's squared error; Adam, its state kept across
-iterations). One learner step is one learner decision. Start: `warm_teacher` (`pretrained`, a heuristic, any agent
-spec) is cloned first on `warm_games` of its own games (its moves, the games' results; train/selfplay/imitation).
+iterations). One learner step is one learner decision. Start: `warm_weights` (a policy file or run folder of the
+same network; `scripts/dagger.py adopt` turns a shipped export into one) gives the first weights, the policy
+itself rather than a clone of it; `warm_teacher` (`pretrained`, a heuristic, any agent spec) is then cloned on
+`warm_games` of its own games (its moves, the games' results; train/selfplay/imitation).
 
 Everything the next iteration needs (weights, optimiser, replay, counters, the progress rows) is saved after
 every iteration, so a resumed run plays the same games and reaches the same weights as one never stopped.
@@ -29,6 +31,7 @@ from tabletop.agents import make_agent
 from tabletop.agents.base import RandomAgent, act_for
 from tabletop.agents.networks import MASKED_LOGIT
 from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
+from tabletop.agents.networks.runs import load_saved
 from tabletop.agents.policy_agent import PolicyAgent
 from tabletop.agents.registry import game_of, heuristics
 from tabletop.agents.search import parse_search
@@ -120,6 +123,8 @@ class AlphaZeroLearner:
         self.pool = self._pool(opponents)
         self.table = env.make_raw(illegal_action="raise")
         self.net = ActorCritic(network_spec(env, params["network"], **{k: params[k] for k in NETWORK_KEYS[1:]}))
+        if params["warm_weights"]:
+            self.net.load_weights(self._warm_weights(params["warm_weights"]), params["warm_weights"])
         self.net.eval()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=params["learning_rate"])
         observer_options = env.definition.observer_options(env.kwargs)
@@ -129,6 +134,13 @@ class AlphaZeroLearner:
         self.policies = {"random": RandomAgent, **heuristics(env.env_id)}
         self.steps, self.iteration, self.replay, self.rows = 0, 0, [], []
         self.warmed = not params["warm_teacher"]
+
+    def _warm_weights(self, path: str) -> dict[str, torch.Tensor]:
+        """The weights of the policy at `path`, a policy for this game (`load_weights` checks every shape)."""
+        saved = load_saved(path, self.env)
+        if saved.env.env_id != self.env.env_id:
+            raise ValueError(f"warm_weights {path} is a policy for {saved.env}; this run trains {self.env}")
+        return saved.weights
 
     def _pool(self, opponents: dict[str, float]) -> tuple[list[str], np.ndarray]:
         """The pool's players and their chances; `heuristics` is every heuristic of the game, sharing its weight."""

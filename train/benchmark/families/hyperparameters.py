@@ -133,7 +133,8 @@ ALPHAZERO: dict[str, Any] = {
     "batch_size": 128,
     "learning_rate": 3e-4,  # Adam
     "value_coef": 1.0,
-    "warm_teacher": "",  # an agent spec to clone first (e.g. pretrained); empty: start from untrained weights
+    "warm_weights": "",  # a policy file or run folder (as ppo:PATH reads) whose weights the network starts from
+    "warm_teacher": "",  # an agent spec to clone first (e.g. pretrained); empty: no clone
     "warm_games": 200,
     "warm_epochs": 4,
 }
