@@ -1,5 +1,5 @@
-"""DAgger passes for a trained policy, the last stages of the shipped Chromino `pretrained` policy (docs/results.md,
-Chromino; docs/training.md, "DAgger"): the policy plays, a search player labels each of its decisions
+"""DAgger passes for a trained policy, the last stages of the shipped Chromino and 2-player Cromlet `pretrained`
+policies (docs/results.md; docs/training.md, "DAgger"): the policy plays, a search player labels each of its decisions
 (`imitation.collect` with an `actor`), and a policy's own weights are fitted to those labels (`imitation.fit`).
 Expert iteration cloned the search on the search's own games; here its labels fall where the policy goes. With the
 guided search over the policy itself as the teacher and `--search-share 1`, each label is the search's improved
@@ -18,7 +18,18 @@ policy (about 105 CPU-minutes in all):
     python scripts/dagger.py fit runs/chromino_dagger runs/chromino_guided --chunks 'runs/guided/c*.npz'   # 5
     tabletop export runs/chromino_guided --out agents/pretrained/chromino_2p
 
-Float rounding has moved since the base was trained, so a rerun gives another policy of its own. `adopt` brings a
+The shipped 2-player Cromlet policy is its base and one guided pass (about 52 CPU-minutes in all):
+
+    tabletop train configs/results/cromlet_pretrained_2p.yaml --out runs/cromlet_2p   # the base, 15.9 CPU-minutes
+    for c in $(seq 0 39); do python scripts/dagger.py collect --game cromlet_v0 --env-kwargs '{"num_players": 2}' \
+        --actor ppo:runs/cromlet_2p --teacher search:policy=ppo:runs/cromlet_2p,sims=64,leaf=rollout \
+        --search-share 1 --opponents patient,blocker,search:sims=64 \
+        --first $((57000000 + 25 * c)) --games 25 --out runs/cromlet_labels/c$(printf %02d $c).npz; done   # 35.0
+    python scripts/dagger.py fit runs/cromlet_2p runs/cromlet_guided --chunks 'runs/cromlet_labels/c*.npz'   # 1.4
+    tabletop export runs/cromlet_guided --out agents/pretrained/cromlet_2p
+
+Float rounding has moved since the bases were trained, so a rerun gives another policy of its own (the shipped
+passes started from the bases as they shipped, brought back with `adopt`). `adopt` brings a
 shipped export back as a run folder (the ONNX actor's weights, a fresh critic), the start of a further pass:
 
     python scripts/dagger.py adopt agents/pretrained/chromino_2p configs/results/chromino_pretrained_2p.yaml runs/ch
