@@ -53,6 +53,7 @@ import numpy as np
 import torch
 
 from tabletop.agents.networks import POLICY_FILE
+from tabletop.agents.networks.actor_critic import CRITIC_PREFIXES
 from tabletop.agents.networks.runs import FINAL, load_saved
 from tabletop.agents.networks.saved import write_policy
 from tabletop.train.cli import env_spec
@@ -100,8 +101,8 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
     it can; a weight it folds into a product (`onnx::MatMul_*` holds the transpose, `onnx::Gemm_*` the weight) is
     matched to the first unclaimed parameter of its shape in the network's own order, the order the exporter
     traced and numbered them in (the moves network has five 64x64 products), and biases it folded into one sum
-    go to the first such bias (the others 0), which computes the same function. Whether the copy is the shipped policy is not assumed:
-    torch and onnxruntime must agree on sampled positions, or nothing is written."""
+    go to the first such bias (the others 0), which computes the same function. Whether the copy is the shipped
+    policy is not assumed: torch and onnxruntime must agree on sampled positions, or nothing is written."""
     import onnx
     from onnx import numpy_helper
 
@@ -110,7 +111,7 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
     config = load_config(config_path)
     policy = fresh_policy(config)
     state = policy.state_dict()
-    actor = {k for k in state if not k.startswith(("value_net.", "mlp_extractor.critic."))}
+    actor = [k for k in state if not k.startswith(CRITIC_PREFIXES)]  # in the network's own order
     weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(shipped / "model.onnx")).graph.initializer}
     claimed: dict[str, np.ndarray] = {}
     for name, value in weights.items():
@@ -120,11 +121,11 @@ def adopt(shipped: Path, config_path: Path, out: Path) -> dict:
         if name.startswith("policy."):
             continue
         folded = value.T if name.startswith("onnx::MatMul") else value
-        free = [k for k in state if k in actor and k not in claimed and tuple(state[k].shape) == folded.shape]
+        free = [k for k in actor if k not in claimed and tuple(state[k].shape) == folded.shape]
         if not free:
             raise SystemExit(f"dagger.py adopt: no parameter of the network takes {name} {list(value.shape)}")
         claimed[free[0]] = folded
-    for key in [k for k in state if k in actor and k not in claimed]:
+    for key in [k for k in actor if k not in claimed]:
         if not key.endswith(".bias"):
             raise SystemExit(f"dagger.py adopt: the ONNX model holds nothing for {key}")
         claimed[key] = np.zeros(tuple(state[key].shape), dtype=np.float32)

@@ -20,7 +20,7 @@ from tabletop.train.benchmark.families.base import TRAINING_SEEDS_BELOW, Task
 from tabletop.train.benchmark.training import FamilyConfig, load_training
 from tabletop.train.cli import main
 from tabletop.train.evaluation.tournament import play_game
-from tabletop.train.selfplay.alphazero import NETWORK_KEYS
+from tabletop.train.selfplay.alphazero import learner_network
 
 CROMLET = EnvSpec("cromlet_v0", {"num_players": 2})
 SMALL = {
@@ -159,7 +159,7 @@ def test_every_shipped_alphazero_config_loads(path, tmp_path):
     params = config.params
     if params["warm_weights"] and not Path(params["warm_weights"]).exists():
         # a run folder its header's command makes: a policy file of the config's own network stands in
-        net = ActorCritic(network_spec(config.task.env, params["network"], **{k: params[k] for k in NETWORK_KEYS[1:]}))
+        net = learner_network(config.task.env, params)
         params = {**params, "warm_weights": str(tmp_path / "policy.pt")}
         write_policy(tmp_path / "policy.pt", saved_policy(net.spec, net.state_dict(), config.task.env, "test"))
     FAMILY.start(config.task, params, config.seed, tmp_path / "run")  # its search keys and network too

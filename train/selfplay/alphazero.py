@@ -70,6 +70,11 @@ class Decisions:
         return cls(**{name: tensor.numpy() for name, tensor in saved.items()})
 
 
+def learner_network(env: EnvSpec, params: dict[str, Any]) -> ActorCritic:
+    """The untrained network the family's `NETWORK_KEYS` describe for the game `env`."""
+    return ActorCritic(network_spec(env, params["network"], **{k: params[k] for k in NETWORK_KEYS[1:]}))
+
+
 def losses(net: ActorCritic, data: Decisions, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """(cross-entropy of the masked policy against the targets, the value's squared error), batch means."""
     obs = torch.from_numpy(data.observations[rows].astype(np.float32))
@@ -122,7 +127,7 @@ class AlphaZeroLearner:
         self.env, self.learner_seats, self.params, self.seed = env, learner_seats, params, seed
         self.pool = self._pool(opponents)
         self.table = env.make_raw(illegal_action="raise")
-        self.net = ActorCritic(network_spec(env, params["network"], **{k: params[k] for k in NETWORK_KEYS[1:]}))
+        self.net = learner_network(env, params)
         if params["warm_weights"]:
             self.net.load_weights(self._warm_weights(params["warm_weights"]), params["warm_weights"])
         self.net.eval()
