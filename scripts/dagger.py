@@ -18,7 +18,8 @@ policy (about 105 CPU-minutes in all):
     python scripts/dagger.py fit runs/chromino_dagger runs/chromino_guided --chunks 'runs/guided/c*.npz'   # 5
     tabletop export runs/chromino_guided --out agents/pretrained/chromino_2p
 
-The shipped 2-player Cromlet policy is its base and one guided pass (about 52 CPU-minutes in all):
+The shipped 2-player Cromlet policy is its base, one guided pass (about 52 CPU-minutes in all), then AlphaZero
+from the guided pass's weights (configs/alphazero/cromlet_warm.yaml, 4.6 CPU-minutes):
 
     tabletop train configs/results/cromlet_pretrained_2p.yaml --out runs/cromlet_2p   # the base, 15.9 CPU-minutes
     for c in $(seq 0 39); do python scripts/dagger.py collect --game cromlet_v0 --env-kwargs '{"num_players": 2}' \
@@ -26,7 +27,10 @@ The shipped 2-player Cromlet policy is its base and one guided pass (about 52 CP
         --search-share 1 --opponents patient,blocker,search:sims=64 \
         --first $((57000000 + 25 * c)) --games 25 --out runs/cromlet_labels/c$(printf %02d $c).npz; done   # 35.0
     python scripts/dagger.py fit runs/cromlet_2p runs/cromlet_guided --chunks 'runs/cromlet_labels/c*.npz'   # 1.4
-    tabletop export runs/cromlet_guided --out agents/pretrained/cromlet_2p
+    tabletop export runs/cromlet_guided --out exported/cromlet_guided
+    python scripts/dagger.py adopt exported/cromlet_guided configs/results/cromlet_pretrained_2p.yaml runs/cromlet_adopted
+    tabletop train configs/alphazero/cromlet_warm.yaml --out runs/az_cromlet_warm
+    tabletop export runs/az_cromlet_warm --out agents/pretrained/cromlet_2p
 
 Float rounding has moved since the bases were trained, so a rerun gives another policy of its own (the shipped
 passes started from the bases as they shipped, brought back with `adopt`). `adopt` brings a
