@@ -338,7 +338,9 @@ def _export(args: argparse.Namespace) -> int:
     from tabletop.agents.onnx_agent import METADATA_FILE, MODEL_FILE
     from tabletop.train.serving.export import export_trained
 
-    meta = export_trained(args.source, args.out, env, players=args.players)
+    if args.made_by is not None and not args.made_by.strip():
+        raise ValueError("--command is empty: give the commands that reproduce the policy, or leave it out")
+    meta = export_trained(args.source, args.out, env, players=args.players, command=args.made_by)
     check = meta["verification"]
     print(
         f"wrote {Path(args.out) / MODEL_FILE} and {METADATA_FILE}: {meta['env_id']} {meta['env_kwargs']}, "
@@ -675,6 +677,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="export for N players (a network whose weights are shared across seats: roles)",
+    )
+    x.add_argument(
+        "--command",
+        dest="made_by",  # `command` is the subcommand's name
+        metavar="TEXT",
+        help="how the policy was made (the commands that reproduce it), kept in metadata.json as source.command",
     )
     x.set_defaults(func=_export)
 

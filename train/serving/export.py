@@ -238,12 +238,21 @@ def export_policy(policy, out: str | Path, env: EnvSpec, source: dict | None = N
     return meta
 
 
-def export_trained(source: str | Path, out: str | Path, env: EnvSpec | None = None, players: int | None = None) -> dict:
+def export_trained(
+    source: str | Path,
+    out: str | Path,
+    env: EnvSpec | None = None,
+    players: int | None = None,
+    command: str | None = None,
+) -> dict:
     """`tabletop export`: a run folder or checkpoint folder of either backend, a policy file or SB3's own model
     zip -> an export folder; with `players`, for that player count (network kinds whose weights do not
-    depend on it: `roles`)."""
+    depend on it: `roles`); `command`, how the policy was made, is kept as `source.command` (a shipped policy
+    names its reproduction there, where the run folder's own path would name a machine's)."""
     policy, env, saved = load_trained(source, env)
     source_info = {"policy": saved.source, "backend": saved.backend}
+    if command is not None:
+        source_info["command"] = command
     if players is not None and players != env.kwargs.get("num_players"):
         from tabletop.agents.networks.actor_critic import retarget
 
