@@ -172,17 +172,18 @@ def test_export_command_reads_the_game_from_the_run_and_matches_the_ppo_agent(ru
     assert meta["env_id"] == "cromlet_v0" and meta["env_kwargs"] == {"num_players": 3}
     assert meta["source"] == {"policy": str(run_dir / "final" / "policy.pt"), "backend": "sb3"}
 
+    spec = EnvSpec("cromlet_v0", {"num_players": 3})
+    ppo, onnx_agent = make_agent(spec, f"ppo:{run_dir}"), make_agent(spec, f"onnx:{tmp_path}")
+    observations, masks = export.sample_positions(spec, 200, seed=3)
+    for obs, mask in zip(observations, masks.astype(np.int8)):
+        assert onnx_agent.act(obs, mask, {}) == ppo.act(obs, mask, {})
+
 
 def test_export_command_records_how_the_policy_was_made(run_dir, tmp_path):
     made = "tabletop train configs/cromlet.yaml --out runs/c, then tabletop export runs/c --out exported/c"
     assert cli.main(["export", str(run_dir), "--out", str(tmp_path), "--command", made]) == 0
     meta = json.loads((tmp_path / "metadata.json").read_text())
     assert meta["source"]["command"] == made and meta["source"]["backend"] == "sb3"
-    spec = EnvSpec("cromlet_v0", {"num_players": 3})
-    ppo, onnx_agent = make_agent(spec, f"ppo:{run_dir}"), make_agent(spec, f"onnx:{tmp_path}")
-    observations, masks = export.sample_positions(spec, 200, seed=3)
-    for obs, mask in zip(observations, masks.astype(np.int8)):
-        assert onnx_agent.act(obs, mask, {}) == ppo.act(obs, mask, {})
 
 
 def test_export_command_explains_what_it_needs(run_dir, tmp_path, capsys):
