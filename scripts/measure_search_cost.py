@@ -6,11 +6,17 @@ count little). A Kings Cribbage move in tiles mode is several decisions: the sea
 rest follow its plan, and both are counted, per decision and per turn (`act` calls that searched).
 
     python scripts/measure_search_cost.py cromlet_v0 blocker search:sims=16 search:sims=64 --games 2
+
+With `self` as the opponent the search plays every seat (a cooperative team, as KRZ GRTN's guided team):
+
+    python scripts/measure_search_cost.py krz_grtn_v1 self search:policy=pretrained,sims=128,depth=1,value=margin \
+        --games 20 --env-kwargs '{"num_players": 2}'
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -25,7 +31,9 @@ class Timed:
 
     def __init__(self, agent):
         self.agent, self.seconds = agent, []
-        self.name, self.needs_observation, self.needs_sample = agent.name, False, True
+        self.name, self.needs_sample = agent.name, True
+        self.needs_observation = getattr(agent, "needs_observation", False)
+        self.observation_options = getattr(agent, "observation_options", None)
 
     def act(self, observation, action_mask, view, sample=None):
         start = time.process_time()
@@ -37,18 +45,24 @@ class Timed:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("env_id")
-    parser.add_argument("opponent")
+    parser.add_argument("opponent", help="an agent spec, or self: the search in every seat")
     parser.add_argument("specs", nargs="+")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--seed", type=int, default=900_000)
+    parser.add_argument("--env-kwargs", type=json.loads, default={}, help="JSON, e.g. '{\"num_players\": 2}'")
     args = parser.parse_args()
-    env = EnvSpec(args.env_id)
+    env = EnvSpec(args.env_id, args.env_kwargs)
     table = env.make_raw()
+    seats = table.game.num_players
     for spec in args.specs:
         timed = Timed(make_agent(env, spec, seed=args.seed))
-        rival = make_agent(env, args.opponent, seed=args.seed + 1)
+        if args.opponent == "self":
+            tables = [[timed] * seats] * 2
+        else:
+            rival = make_agent(env, args.opponent, seed=args.seed + 1)
+            tables = [[timed if seat == first else rival for seat in range(seats)] for first in (0, 1)]
         for g in range(args.games):
-            play_game(table, [timed, rival] if g % 2 == 0 else [rival, timed], args.seed + g)
+            play_game(table, tables[g % 2], args.seed + g)
         s = np.array(timed.seconds)
         searched = s[s > 0.002]  # plan-following sub-steps and single-candidate turns take well under 2 ms
         print(

@@ -91,6 +91,7 @@ class GuidedSearch:
         self.rng = np.random.default_rng(seed)
         self.improved: np.ndarray | None = None  # the last decision's improved policy over every action
         self.root_value: float | None = None  # the network's value of the last decision's position, if it has one
+        self.weighed: tuple[list[Any], np.ndarray] | None = None  # this decision's belief: worlds and weights
 
     def act(self, observation: Any, action_mask: np.ndarray, view: Any = None, sample: Any = None) -> int:
         if sample is None or observation is None:
@@ -106,6 +107,7 @@ class GuidedSearch:
             self.improved = legal.astype(float)
             return int(actions[0])
         seat = sample.current_player
+        self.weighed = self.belief(sample, seat)
         gumbel = self.options.gumbel * self.rng.gumbel(size=len(logits))
         base = np.where(legal, gumbel + logits, -np.inf)
         m = min(self.options.candidates, len(actions))
@@ -123,13 +125,39 @@ class GuidedSearch:
             keep = max(1, math.ceil(len(alive) / 2)) if r < rounds - 1 else 1
             alive = sorted(alive, key=lambda a: (-score[a], a))[:keep]
         self.improved = softmax_over(logits + sigma, legal)
+        self.weighed = None
         return alive[0]
+
+    def belief(self, sample: Any, seat: int) -> tuple[list[Any], np.ndarray] | None:
+        """SPARTA's belief where the game replays the partners' moves that inform this decision (`evidence`):
+        `options.belief` worlds drawn from what `seat` knows, each as its `alternatives` (KRZ GRTN: every laid-out
+        picture as the target), weighed by the network's chance of those moves there. None without such moves."""
+        if not self.options.belief or not hasattr(sample, "evidence") or not sample.evidence(seat):
+            return None
+        draws = (sample.resample(seat, self.rng) for _ in range(self.options.belief))
+        worlds = [alternative for world in draws for alternative in world.alternatives(seat)]
+        moves = [move for world in worlds for move in world.evidence(seat)]
+        observations = np.stack([self.observer.encode(position, mover) for position, mover, _ in moves])
+        masks = np.stack([position.legal_action_mask() for position, _, _ in moves])
+        logits, _ = self.net(observations, masks)
+        top = logits.max(1)
+        chosen = logits[np.arange(len(moves)), [move for _, _, move in moves]]
+        log_chance = (chosen - top - np.log(np.exp(logits - top[:, None]).sum(1))).reshape(len(worlds), -1).sum(1)
+        weights = np.exp(log_chance - log_chance.max())
+        return worlds, weights / weights.sum()
+
+    def draw_world(self, sample: Any, seat: int) -> Any:
+        """A world to evaluate on: drawn by weight from the belief where there is one, else from the rules alone."""
+        if self.weighed is None:
+            return sample.resample(seat, self.rng)
+        worlds, weights = self.weighed
+        return worlds[self.rng.choice(len(worlds), p=weights)]
 
     def evaluate(self, sample: Any, seat: int, moves: list[int], worlds: int) -> np.ndarray:
         """Each of `moves` on each of `worlds` fresh worlds, as `seat`'s result: a row per world."""
         states, seeds = [], []
         for _ in range(worlds):
-            world, seed = sample.resample(seat, self.rng), int(self.rng.integers(2**31))
+            world, seed = self.draw_world(sample, seat), int(self.rng.integers(2**31))
             for move in moves:
                 after = world.clone()
                 after.apply(move)

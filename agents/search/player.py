@@ -183,13 +183,14 @@ class SearchAgent:
 
 
 def outcome(world: Any, seat: int, value: str) -> float:
-    """What a rollout that reached `world` counts for `seat`: `margin` its score less the best other score; `win`
-    its result (+1 / 0 / -1), or where the rollout was cut short who leads (+1 leading, -1 behind, 0 level)."""
+    """What a rollout that reached `world` counts for `seat`: `margin` its score less the best other score (in a
+    cooperative game, with no other side, the team's score); `win` its result (+1 / 0 / -1), or where the rollout
+    was cut short who leads (+1 leading, -1 behind, 0 level)."""
     scores = np.asarray(world.scores(), dtype=float)
     others = np.delete(scores, seat)
     margin = float(scores[seat] - (others.max() if others.size else 0.0))
     if value == "margin":
-        return margin
+        return float(scores[seat]) if getattr(world.game, "shared_reward", False) else margin
     if world.is_terminal():
         return float(world.returns()[seat])
     return float(np.sign(margin))

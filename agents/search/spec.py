@@ -86,7 +86,10 @@ class GuidedOptions:
     partners). Empty: `policy` for a cooperative game, `value` for a network with a critic, else `rollout`. `value`
     is what a rollout's end counts, as the plain search's. `gumbel` scales the Gumbel noise (0: the prior's top
     moves, deterministic play; 1: Gumbel AlphaZero's sampled policy, what training uses); `scale` and `visit` are
-    the completed-Q transform's c_scale and c_visit (mctx's defaults 0.1 and 50)."""
+    the completed-Q transform's c_scale and c_visit (mctx's defaults 0.1 and 50). `belief` is how many worlds a
+    belief draws where the game replays the partners' moves that inform the decision (KRZ GRTN's clues at X's
+    guess): each is weighed by the network's chance of those moves there, and the evaluations' worlds are drawn
+    by weight (SPARTA's belief); 0 draws every world from the rules alone."""
 
     policy: str = ""
     sims: int = 32
@@ -98,12 +101,16 @@ class GuidedOptions:
     gumbel: float = 0.0
     scale: float = 0.1
     visit: float = 50.0
+    belief: int = 32
 
     def __post_init__(self):
         if not self.policy:
             raise ValueError("search: policy= names the guiding network: pretrained, onnx:DIR or ppo:PATH")
-        if self.sims < 1 or self.depth < 0:
-            raise ValueError(f"search: sims must be at least 1 and depth not negative, got {self.sims}, {self.depth}")
+        if self.sims < 1 or self.depth < 0 or self.belief < 0:
+            raise ValueError(
+                f"search: sims must be at least 1, depth and belief not negative, got {self.sims}, {self.depth}, "
+                f"{self.belief}"
+            )
         if self.candidates < 2:
             raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
         if self.leaf not in ("", *LEAVES):

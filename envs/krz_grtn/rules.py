@@ -19,6 +19,7 @@ from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn import saved
+from tabletop.envs.krz_grtn.beliefs import clue_evidence, target_alternatives
 from tabletop.envs.krz_grtn.phases import (
     CLUE,
     END_FAILED,
@@ -490,6 +491,16 @@ class KrzGrtnState(BaseState):
     def resample(self, seat: int, rng: np.random.Generator) -> KrzGrtnState:
         """A full state consistent with what `seat` knows, the hidden parts drawn at random (see `resample`)."""
         return resample(self, seat, rng)
+
+    def evidence(self, seat: int) -> list[tuple[KrzGrtnState, int, int]]:
+        """The partners' moves that inform `seat`'s decision, replayed in this state: (position, mover, move) for each
+        clue tile and finish while `seat` is X guessing, else none (`beliefs.clue_evidence`)."""
+        return clue_evidence(self, seat)
+
+    def alternatives(self, seat: int) -> list[KrzGrtnState]:
+        """This state once per laid-out picture as the target while `seat` is X guessing, else itself alone
+        (`beliefs.target_alternatives`)."""
+        return target_alternatives(self, seat)
 
     def clone(self) -> KrzGrtnState:
         other = KrzGrtnState.__new__(KrzGrtnState)

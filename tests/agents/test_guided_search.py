@@ -17,7 +17,9 @@ from tabletop.agents.networks.actor_critic import ActorCritic, network_spec
 from tabletop.agents.networks.saved import saved_policy, write_policy
 from tabletop.agents.search import GuidedOptions, parse_search
 from tabletop.agents.search.guided import completed_q
+from tabletop.agents.search.player import outcome
 from tabletop.envs import EnvSpec
+from tabletop.envs.krz_grtn.phases import GUESS
 from tabletop.train.evaluation.tournament import play_game, run_tournament
 
 CROMLET = EnvSpec("cromlet_v0", {"num_players": 2})
@@ -47,6 +49,7 @@ def test_spec_parses_policy_and_keys():
         ("search:policy=pretrained,leaf=net", "leaf must be one of rollout, value, policy"),
         ("search:policy=pretrained,sims=0", "sims must be at least 1"),
         ("search:policy=pretrained,candidates=1", "candidates must be at least 2"),
+        ("search:policy=pretrained,belief=-1", "depth and belief not negative"),
         ("search:policy=pretrained,leaf=value", "leaf=value needs a network with a value head"),
         ("search:policy=onnx:x", "no exported policy at 'x'"),
         ("search:policy=greedy", "policy must be pretrained, onnx:DIR or ppo:PATH, got 'greedy'"),
@@ -79,6 +82,51 @@ def test_the_move_depends_only_on_what_the_seat_knows(tmp_path):
             assert act_for(first, table, state, seat) == act_for(second, table, other, seat)
             assert np.array_equal(first.improved, second.improved)
     assert differed
+
+
+KRZ_2P = EnvSpec("krz_grtn_v1", {"num_players": 2})
+
+
+def krz_guesses(games: int) -> list:
+    """X's guesses along games of the shipped team at 2 players (clones, before the guess)."""
+    table, team, out = KRZ_2P.make_raw(), make_agent(KRZ_2P, "pretrained", seed=0), []
+    for seed in range(games):
+        table.reset(seed=seed)
+        state = table.game_state
+        while not state.is_terminal():
+            seat = state.current_player
+            if state.phase == GUESS and len(state.candidates) > 1:
+                out.append(state.clone())
+            state.apply(act_for(team, table, state, seat))
+    return out
+
+
+def test_the_belief_reads_the_givers_clues():
+    """At X's guess the worlds are weighed by the shipped givers' chance of the clues there: the weight on the true
+    target is far above the uniform draw's. Elsewhere there is no belief."""
+    search = make_agent(KRZ_2P, "search:policy=pretrained,sims=4", seed=0)
+    rng, on_target, uniform = np.random.default_rng(0), [], []
+    for state in krz_guesses(3):
+        worlds, weights = search.belief(state.resample(state.x, rng), state.x)
+        assert np.isclose(weights.sum(), 1.0) and len(worlds) == search.options.belief * len(state.candidates)
+        on_target.append(sum(w for world, w in zip(worlds, weights) if world.target == state.target))
+        uniform.append(1 / len(state.candidates))
+        giver = state.givers()[0]
+        assert search.belief(state.resample(giver, rng), giver) is None
+    assert len(on_target) >= 10 and np.mean(on_target) > 2 * np.mean(uniform)
+    assert make_agent(KRZ_2P, "search:policy=pretrained,belief=0").belief(state, state.x) is None
+
+
+def test_x_guess_depends_only_on_what_x_knows():
+    """The belief draws from X's resample, never the state: the true state and another world X cannot tell from
+    it get the same guess and improved policy."""
+    table = KRZ_2P.make_raw()
+    spec = "search:policy=pretrained,sims=16,depth=1,value=margin"
+    for i, state in enumerate(krz_guesses(1)[:4]):
+        other = state.resample(state.x, np.random.default_rng(100 + i))
+        first, second = make_agent(KRZ_2P, spec, seed=5), make_agent(KRZ_2P, spec, seed=5)
+        assert act_for(first, table, state, state.x) == act_for(second, table, other, state.x)
+        assert np.array_equal(first.improved, second.improved)
 
 
 @pytest.mark.parametrize(
@@ -171,3 +219,10 @@ def test_the_search_overrules_a_prior_that_the_rollouts_refute(monkeypatch):
     monkeypatch.setattr(agent, "evaluate", evaluate)
     assert act_for(agent, table, state, seat) == best
     assert int(np.argmax(agent.improved)) == best
+
+
+def test_a_cooperative_margin_is_the_team_score():
+    """KRZ GRTN has no other side: `value=margin` counts the levels passed, and a cut rollout under `win` leads no one."""
+    state = next(s for s in krz_guesses(1) if s.level_index > 0)
+    assert outcome(state, state.x, "margin") == state.level_index
+    assert outcome(state, state.x, "win") == 0.0
