@@ -150,7 +150,11 @@ def main() -> None:
     gather.add_argument("--teacher", default=TEACHER)
     gather.add_argument("--game", default=GAME)
     gather.add_argument("--env-kwargs", default=ENV_KWARGS, help="a JSON object (default: %(default)s)")
-    gather.add_argument("--opponents", default=OPPONENTS, help="comma-separated agent specs, in turn")
+    gather.add_argument(
+        "--opponents",
+        default=OPPONENTS,
+        help="comma-separated agent specs, in turn; `teacher`: the teacher in every seat (a cooperative team)",
+    )
     gather.add_argument("--gamma", type=float, default=0.995, help="the returns' discount (the critic's target)")
     gather.add_argument("--first", type=int, required=True, help="the first game's seed")
     gather.add_argument("--games", type=int, required=True)
@@ -174,7 +178,7 @@ def main() -> None:
     torch.set_num_threads(1)
     began = time.process_time()
     if args.step == "collect":
-        opponents = args.opponents.split(",")
+        opponents = [args.teacher if name == "teacher" else name for name in args.opponents.split(",")]
         try:  # a bad game, option or agent spec: one line, as the CLI says it (agents are made before any game)
             env = env_spec(args.game, args.env_kwargs)
             data = collect(
