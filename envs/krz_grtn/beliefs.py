@@ -17,6 +17,8 @@ evidence (its partners' votes and returns) is not weighed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn.phases import CLUE, GUESS
 from tabletop.envs.krz_grtn.tiles import BLANK
@@ -39,7 +41,7 @@ def target_alternatives(world, seat: int) -> list:
     return alternatives
 
 
-def clue_evidence(world, seat: int) -> list[tuple[object, int, int]]:
+def clue_evidence(world, seat: int) -> list[tuple[Any, int, int]]:
     """(position, giver, action) for every move of this attempt's clues in `world`, in the order they were made,
     while `seat` guesses (else none). A position is the clue phase as that giver saw it: its letters and blanks
     those of `world` with the rest of its clue back behind the screen, the clues of the givers before it finished,
