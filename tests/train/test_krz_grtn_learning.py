@@ -177,6 +177,19 @@ def test_crossplay_mixes_roles_on_the_same_seeds():
         crossplay(EnvSpec("cromlet_v0"), "random", "random", games=1, seed=0)
 
 
+def test_crossplay_hands_a_search_player_its_sample():
+    """The guided search reads `sample=` (a world drawn from what its seat knows): as X beside `reader`'s givers,
+    and as the givers beside `reader`'s X, it plays whole games."""
+    rows = crossplay(
+        EnvSpec("krz_grtn_v1", {"num_players": 2}),
+        "search:policy=pretrained,sims=4,depth=1,value=margin",
+        "reader",
+        games=1,
+        seed=10_000_000,
+    )
+    assert [r.games for r in rows] == [1, 1, 1, 1] and all(r.mean_levels >= 0 for r in rows)
+
+
 @pytest.mark.slow
 def test_a_roles_run_warm_starts_trains_and_exports(tmp_path):
     config = parse_config(

@@ -34,9 +34,14 @@ class RoleTeam:
                 "a team's two players share one observation"
             )
         self.observation_options = readers[0] if readers else None
+        self.needs_sample = any(getattr(a, "needs_sample", False) for a in (givers, x))  # a search player
 
-    def act(self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any]) -> int:
-        return (self.x if view["role"] == "X" else self.givers).act(observation, action_mask, view)
+    def act(
+        self, observation: np.ndarray | None, action_mask: np.ndarray, view: dict[str, Any], sample: Any = None
+    ) -> int:
+        player = self.x if view["role"] == "X" else self.givers
+        drawn = {"sample": sample} if getattr(player, "needs_sample", False) else {}
+        return player.act(observation, action_mask, view, **drawn)
 
 
 @dataclass
