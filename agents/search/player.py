@@ -25,6 +25,7 @@ import numpy as np
 
 from tabletop.agents.search.spec import SearchOptions
 from tabletop.agents.search.turns import turns_for
+from tabletop.envs.core.aec import offending_team
 
 DEFAULT_ROLLOUT = {"cromlet": "blocker", "chromino": "keep_options", "kings_cribbage": "greedy"}
 """The rollout heuristic by game: strong for its cost (a rollout is a whole game of it per candidate)."""
@@ -183,14 +184,14 @@ class SearchAgent:
 
 
 def outcome(world: Any, seat: int, value: str) -> float:
-    """What a rollout that reached `world` counts for `seat`: `margin` its score less the best other score (in a
-    cooperative game, with no other side, the team's score); `win` its result (+1 / 0 / -1), or where the rollout
-    was cut short who leads (+1 leading, -1 behind, 0 level)."""
+    """What a rollout that reached `world` counts for `seat`: `margin` its (team's) score less the best score
+    outside its side (in a cooperative game, with no other side, the team's score); `win` its result (+1 / 0 /
+    -1), or where the rollout was cut short who leads (+1 leading, -1 behind, 0 level). A partner is never a
+    rival: in team play every seat of a team holds the team's score."""
     scores = np.asarray(world.scores(), dtype=float)
-    others = np.delete(scores, seat)
-    margin = float(scores[seat] - (others.max() if others.size else 0.0))
+    rivals = scores[~offending_team(world.game, seat)]
     if value == "margin":
-        return float(scores[seat]) if getattr(world.game, "shared_reward", False) else margin
+        return float(scores[seat] - rivals.max()) if rivals.size else float(scores[seat])
     if world.is_terminal():
         return float(world.returns()[seat])
-    return float(np.sign(margin))
+    return float(np.sign(scores[seat] - rivals.max())) if rivals.size else 0.0

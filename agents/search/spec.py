@@ -17,7 +17,7 @@ class SearchOptions:
     can lead while a cheap one plays the rollouts. `candidates` caps the moves compared at one
     decision; `depth` cuts a rollout after that many actions (0: play to the end). `value` is what a rollout
     counts: `win` the seat's result (+1 / 0 / -1; at a cut, who leads), `margin` its score less the best
-    other score (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
+    score outside its team (less noise per rollout, and it aims at the margin rather than the win). `guard=Z` (Z > 0)
     keeps the guide's own choice to the last round and leaves it only for a rival whose paired lead
     on that round's worlds exceeds Z standard errors (0: off, the best mean wins). The defaults, `margin` and
     `guard=1`, are what beat the strongest heuristics in docs/results.md ("Search players").

@@ -13,6 +13,7 @@ from tabletop import envs
 from tabletop.agents import make_agent
 from tabletop.agents.base import act_for
 from tabletop.agents.search import SearchOptions, parse_search
+from tabletop.agents.search.player import outcome
 from tabletop.envs import EnvSpec
 from tabletop.train.evaluation.tournament import play_game, run_tournament
 
@@ -145,6 +146,20 @@ def test_sequential_halving_spends_the_budget_and_keeps_the_best():
     )
     assert best in turns and count.min() >= 1 and 24 <= count.sum() <= 48
     assert count.max() == count[turns.index(best)]  # the winner survived every round
+
+
+def test_a_partner_is_never_a_rival_in_team_play():
+    """In a team game every seat holds its team's score: the margin is its team's score less the other team's,
+    the same for both partners, and a cut rollout under `win` says who leads."""
+    state = next(
+        s for s in _positions("cromlet_v0", {"num_players": 4, "teams": 2}, seed=0, every=1) if len(set(s.scores())) > 1
+    )
+    scores = state.scores()
+    lead = scores[0] - scores[1]
+    assert lead != 0 and scores[0] == scores[2]
+    for seat, sign in ((0, 1), (2, 1), (1, -1), (3, -1)):
+        assert outcome(state, seat, "margin") == sign * lead
+        assert outcome(state, seat, "win") == np.sign(sign * lead)
 
 
 @pytest.mark.parametrize("mode", ["tiles", "moves"])
