@@ -59,13 +59,13 @@ def resample(state, seat: int, rng: np.random.Generator):
     data["clues"] = [tiles_string(c) for c in clues]
     data["blanks"] = blanks
     data["bag"] = counts_string(np.bincount(letters, minlength=NUM_LETTERS))
-    deck = list(state.deck)
+    deck = sorted(state.deck)  # the cards alone: their order is hidden, so no draw may start from it
     if seat == state.x and state.target >= 0:
         if state.phase == GUESS:
             position = int(rng.integers(len(state.candidates)))
             data["target"], data["target_position"] = CONCEPTS[state.candidates[position]].name, position
         else:  # any picture not yet seen, either side: the target's card and the deck's are one pool to X
-            deck.append(state.target // 2)
+            deck = sorted([*deck, state.target // 2])
             card = deck.pop(int(rng.integers(len(deck))))
             target = 2 * card + int(rng.integers(2))
             data["target"], data["candidates"] = CONCEPTS[target].name, [CONCEPTS[target].name]

@@ -5,7 +5,8 @@ stay below the 0.999 quantile; seeds are fixed, so the outcome is deterministic)
 Contract, for each configuration (the game parameters of tests/envs/test_contract.py's CONFIGS; adapter-only
 options such as observation modes change no rule): along one seeded random game, at every few positions and
 for each seat, the resample shows that seat the same view, loads through the saved-state validator, is the
-same under the same seed, and (at a few positions) plays on legally to the end under random play; over the
+same under the same seed (and the same from any world the seat cannot tell apart: the draw reads only what the
+seat knows), and (at a few positions) plays on legally to the end under random play; over the
 game the hidden parts differ from the true state at least once.
 """
 
@@ -92,6 +93,8 @@ def test_resample_contract(env_id, config):
             _same_view(sample.view(seat), state.view(seat))
             game.state_from_json(sample.to_json())  # the saved-state validator accepts it
             assert _hidden(state.resample(seat, np.random.default_rng(seed))) == _hidden(sample)  # seeded: same
+            again = sample.resample(seat, np.random.default_rng(seed))  # a world the seat cannot tell apart
+            assert _hidden(again) == _hidden(sample), "the draw read something the seat does not know"
             varied += _hidden(sample) != before
             if i in played and seat == 0:
                 _play_out(sample, rng)
