@@ -8,7 +8,9 @@ evaluates every surviving candidate on every world (common worlds, as the plain 
 the highest g(a) + logit(a) + sigma(q(a)). An evaluation plays the candidate, then ends by `leaf`: a heuristic
 rollout, the network's value (after `depth` heuristic actions), or the network's own moves in every seat (SPARTA
 for KRZ GRTN: partners follow the learned team's policy). Network passes are batched across worlds and
-candidates. The move is the best survivor; the improved policy (`improved`, the trainer's target) is
+candidates. With `read`, a move that a partner's later decision reads (a KRZ GRTN giver's clue) is judged by how
+well that partner's belief, drawn from what it knows, finds the truth after the network plays on. The move is the
+best survivor; the improved policy (`improved`, the trainer's target) is
 softmax(logits + sigma(completed q)), the unvisited moves' q completed by the mixed value (mctx's
 `qtransform_completed_by_mix_value`). This is a search at the root information set only, like the plain search.
 """
@@ -56,6 +58,11 @@ def softmax_over(scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return out
 
 
+def unread(state: Any) -> bool:
+    """Whether play goes on before a decision that the partners' moves inform (in KRZ GRTN, X's guess)."""
+    return not state.is_terminal() and not state.evidence(state.current_player)
+
+
 class GuidedSearch:
     """Reads its seat's observation (for the prior), the mask and `sample`, one full state drawn from what the seat
     knows (agents.base.act_for); every world comes from `sample.resample(seat, rng)`."""
@@ -83,6 +90,11 @@ class GuidedSearch:
                 f"search: leaf={leaf} reads the network's value for the seat to move, which needs two sides or one "
                 f"team; {env} has {sides}: use leaf=rollout"
             )
+        if options.read and not (cooperative and leaf == "policy"):
+            raise ValueError(
+                f"search: read={options.read} reads a partner's belief after the network's own play-out, so it needs "
+                f"a cooperative game (krz_grtn_v1) and leaf=policy"
+            )
         self.options, self.net, self.leaf = options, net, leaf
         self.heuristic = policies.get(rollout)
         self.observation_options = net.observation_options
@@ -92,6 +104,7 @@ class GuidedSearch:
         self.improved: np.ndarray | None = None  # the last decision's improved policy over every action
         self.root_value: float | None = None  # the network's value of the last decision's position, if it has one
         self.weighed: tuple[list[Any], np.ndarray] | None = None  # this decision's belief: worlds and weights
+        self.reads = False  # whether this decision's evaluations play on to a partner's reading (`read`)
 
     def act(self, observation: Any, action_mask: np.ndarray, view: Any = None, sample: Any = None) -> int:
         if sample is None or observation is None:
@@ -108,6 +121,7 @@ class GuidedSearch:
             return int(actions[0])
         seat = sample.current_player
         self.weighed = self.belief(sample, seat)
+        self.reads = bool(self.options.read) and sample.informs(seat)
         gumbel = self.options.gumbel * self.rng.gumbel(size=len(logits))
         base = np.where(legal, gumbel + logits, -np.inf)
         m = min(self.options.candidates, len(actions))
@@ -134,17 +148,46 @@ class GuidedSearch:
         picture as the target), weighed by the network's chance of those moves there. None without such moves."""
         if not self.options.belief or not hasattr(sample, "evidence") or not sample.evidence(seat):
             return None
-        draws = (sample.resample(seat, self.rng) for _ in range(self.options.belief))
-        worlds = [alternative for world in draws for alternative in world.alternatives(seat)]
-        moves = [move for world in worlds for move in world.evidence(seat)]
+        worlds = self.draws(sample, seat, self.options.belief)
+        log_chance = self.log_chances([world.evidence(seat) for world in worlds])
+        weights = np.exp(log_chance - log_chance.max())
+        return worlds, weights / weights.sum()
+
+    def draws(self, state: Any, seat: int, count: int) -> list[Any]:
+        """`count` worlds drawn from what `seat` knows in `state`, each as its `alternatives`."""
+        return [alternative for _ in range(count) for alternative in state.resample(seat, self.rng).alternatives(seat)]
+
+    def log_chances(self, evidence: list[list[tuple[Any, int, int]]]) -> np.ndarray:
+        """Per world, the log of the network's chance of its replayed moves, all worlds in one batched pass."""
+        moves = [move for world in evidence for move in world]
         observations = np.stack([self.observer.encode(position, mover) for position, mover, _ in moves])
         masks = np.stack([position.legal_action_mask() for position, _, _ in moves])
         logits, _ = self.net(observations, masks)
         top = logits.max(1)
         chosen = logits[np.arange(len(moves)), [move for _, _, move in moves]]
-        log_chance = (chosen - top - np.log(np.exp(logits - top[:, None]).sum(1))).reshape(len(worlds), -1).sum(1)
-        weights = np.exp(log_chance - log_chance.max())
-        return worlds, weights / weights.sum()
+        per_move = chosen - top - np.log(np.exp(logits - top[:, None]).sum(1))
+        return np.add.reduceat(per_move, np.cumsum([0] + [len(world) for world in evidence[:-1]]))
+
+    def reading(self, states: list[Any]) -> np.ndarray:
+        """Per state, the chance that the belief of the seat to move (`options.read` draws) puts on the truth
+        where the partners' moves inform its decision, else 0."""
+        out = np.zeros(len(states))
+        groups: list[tuple[int, int, int, np.ndarray]] = []  # (state, first world, worlds, which are true)
+        evidence: list[list[tuple[Any, int, int]]] = []
+        for i, state in enumerate(states):
+            reader = state.current_player
+            if state.is_terminal() or not state.evidence(reader):
+                continue
+            worlds = self.draws(state, reader, self.options.read)
+            size = len(worlds) // self.options.read
+            groups.append((i, len(evidence), len(worlds), np.arange(len(worlds)) % size == state.truth(reader)))
+            evidence.extend(world.evidence(reader) for world in worlds)
+        if groups:
+            log_chance = self.log_chances(evidence)
+            for i, start, count, true in groups:
+                chance = np.exp(log_chance[start : start + count] - log_chance[start : start + count].max())
+                out[i] = chance[true].sum() / chance.sum()
+        return out
 
     def draw_world(self, sample: Any, seat: int) -> Any:
         """A world to evaluate on: drawn by weight from the belief where there is one, else from the rules alone."""
@@ -191,18 +234,30 @@ class GuidedSearch:
 
     def policy_leaves(self, states: list[Any], seat: int) -> np.ndarray:
         """Every state played on by the network's most likely move in every seat, all states in one batch a step,
-        to the end (or `depth` actions, then the network's value where it has one, else who leads)."""
+        to the end (or `depth` actions, then the network's value where it has one, else who leads). Where this
+        decision reads on (`read`), to the next decision the partners' moves inform (X's guess), counting the
+        margin and the chance that decision's belief puts on the truth."""
+        if self.reads:
+            live = [i for i, state in enumerate(states) if unread(state)]
+            while live:
+                self.play_network(states, live)
+                live = [i for i in live if unread(states[i])]
+            return np.array([outcome(s, seat, "margin") for s in states]) + self.reading(states)
         steps = 0
         live = [i for i, s in enumerate(states) if not s.is_terminal()]
         while live and (not self.options.depth or steps < self.options.depth):
-            observations = np.stack([self.observer.encode(states[i], states[i].current_player) for i in live])
-            masks = np.stack([states[i].legal_action_mask() for i in live])
-            logits, _ = self.net(observations, masks)
-            for i, action in zip(live, logits.argmax(1)):
-                states[i].apply(int(action))
+            self.play_network(states, live)
             live = [i for i in live if not states[i].is_terminal()]
             steps += 1
         results = np.array([outcome(s, seat, self.options.value) for s in states])
         if live and self.net.has_value:
             results[live] = self.values([states[i] for i in live], seat)
         return results
+
+    def play_network(self, states: list[Any], live: list[int]) -> None:
+        """One move in each of the `live` states, the network's most likely, in one batched pass."""
+        observations = np.stack([self.observer.encode(states[i], states[i].current_player) for i in live])
+        masks = np.stack([states[i].legal_action_mask() for i in live])
+        logits, _ = self.net(observations, masks)
+        for i, action in zip(live, logits.argmax(1)):
+            states[i].apply(int(action))

@@ -89,7 +89,10 @@ class GuidedOptions:
     the completed-Q transform's c_scale and c_visit (mctx's defaults 0.1 and 50). `belief` is how many worlds a
     belief draws where the game replays the partners' moves that inform the decision (KRZ GRTN's clues at X's
     guess): each is weighed by the network's chance of those moves there, and the evaluations' worlds are drawn
-    by weight (SPARTA's belief); 0 draws every world from the rules alone."""
+    by weight (SPARTA's belief); 0 draws every world from the rules alone. `read=N` (with `leaf=policy` and
+    `value=margin`) judges a move that a partner's later decision reads (a KRZ GRTN giver's clue): its evaluation
+    plays the network on to that decision and adds to the margin the chance that the partner's belief, over N
+    worlds drawn from what the partner knows, puts on the truth; 0 (the default) cuts by `depth` alone."""
 
     policy: str = ""
     sims: int = 32
@@ -102,15 +105,18 @@ class GuidedOptions:
     scale: float = 0.1
     visit: float = 50.0
     belief: int = 32
+    read: int = 0
 
     def __post_init__(self):
         if not self.policy:
             raise ValueError("search: policy= names the guiding network: pretrained, onnx:DIR or ppo:PATH")
-        if self.sims < 1 or self.depth < 0 or self.belief < 0:
+        if self.sims < 1 or self.depth < 0 or self.belief < 0 or self.read < 0:
             raise ValueError(
-                f"search: sims must be at least 1, depth and belief not negative, got {self.sims}, {self.depth}, "
-                f"{self.belief}"
+                f"search: sims must be at least 1, depth, belief and read not negative, got {self.sims}, "
+                f"{self.depth}, {self.belief}, {self.read}"
             )
+        if self.read and self.value != "margin":
+            raise ValueError(f"search: read={self.read} adds a partner's reading to a margin, so it needs value=margin")
         if self.candidates < 2:
             raise ValueError(f"search: candidates must be at least 2, got {self.candidates}")
         if self.leaf not in ("", *LEAVES):

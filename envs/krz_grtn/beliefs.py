@@ -12,7 +12,8 @@ Observable Games"). These two functions give it what to weigh:
   letters counts for every picture (as the `reader` heuristic counts them).
 
 Both are empty or `[world]` except for X at its guess, where the clues are the whole of the evidence; a giver's
-evidence (its partners' votes and returns) is not weighed.
+evidence (its partners' votes and returns) is not weighed. `giving_clue(world, seat)` says when a move is
+evidence in the making (a giver laying its clue), so that a giver's search can judge a clue by X's reading.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from tabletop.envs.krz_grtn.tiles import BLANK
 def guessing(world, seat: int) -> bool:
     """Whether `seat` is X choosing its guess in `world`: the one decision the clues inform."""
     return world.phase == GUESS and seat == world.x
+
+
+def giving_clue(world, seat: int) -> bool:
+    """Whether `seat` is a giver laying its clue in `world`: a move X's guess will read."""
+    return world.phase == CLUE and seat != world.x
 
 
 def target_alternatives(world, seat: int) -> list:

@@ -19,7 +19,7 @@ from tabletop.envs.core.state import NOT_AN_INT, UNNAMED
 from tabletop.envs.core.validate import check_playable
 from tabletop.envs.krz_grtn import actions as act
 from tabletop.envs.krz_grtn import saved
-from tabletop.envs.krz_grtn.beliefs import clue_evidence, target_alternatives
+from tabletop.envs.krz_grtn.beliefs import clue_evidence, giving_clue, guessing, target_alternatives
 from tabletop.envs.krz_grtn.phases import (
     CLUE,
     END_FAILED,
@@ -501,6 +501,16 @@ class KrzGrtnState(BaseState):
         """This state once per laid-out picture as the target while `seat` is X guessing, else itself alone
         (`beliefs.target_alternatives`)."""
         return target_alternatives(self, seat)
+
+    def informs(self, seat: int) -> bool:
+        """Whether `seat`'s move now is one a partner's later decision reads: a giver's clue, which X's guess reads
+        (`beliefs.giving_clue`)."""
+        return giving_clue(self, seat)
+
+    def truth(self, seat: int) -> int:
+        """Which of `alternatives(seat)` this state is: the target's place among the laid-out pictures while `seat`
+        is X guessing (the alternatives follow that order), else 0."""
+        return self.target_position if guessing(self, seat) else 0
 
     def clone(self) -> KrzGrtnState:
         other = KrzGrtnState.__new__(KrzGrtnState)

@@ -19,7 +19,7 @@ from tabletop.agents.search import GuidedOptions, parse_search
 from tabletop.agents.search.guided import completed_q
 from tabletop.agents.search.player import outcome
 from tabletop.envs import EnvSpec
-from tabletop.envs.krz_grtn.phases import GUESS
+from tabletop.envs.krz_grtn.phases import CLUE, GUESS
 from tabletop.train.evaluation.tournament import play_game, run_tournament
 
 CROMLET = EnvSpec("cromlet_v0", {"num_players": 2})
@@ -49,7 +49,10 @@ def test_spec_parses_policy_and_keys():
         ("search:policy=pretrained,leaf=net", "leaf must be one of rollout, value, policy"),
         ("search:policy=pretrained,sims=0", "sims must be at least 1"),
         ("search:policy=pretrained,candidates=1", "candidates must be at least 2"),
-        ("search:policy=pretrained,belief=-1", "depth and belief not negative"),
+        ("search:policy=pretrained,belief=-1", "depth, belief and read not negative"),
+        ("search:policy=pretrained,read=-1", "depth, belief and read not negative"),
+        ("search:policy=pretrained,read=1", "read=1 adds a partner's reading to a margin, so it needs value=margin"),
+        ("search:policy=pretrained,value=margin,read=1", "needs a cooperative game (krz_grtn_v1) and leaf=policy"),
         ("search:policy=pretrained,leaf=value", "leaf=value needs a network with a value head"),
         ("search:policy=onnx:x", "no exported policy at 'x'"),
         ("search:policy=greedy", "policy must be pretrained, onnx:DIR or ppo:PATH, got 'greedy'"),
@@ -87,18 +90,23 @@ def test_the_move_depends_only_on_what_the_seat_knows(tmp_path):
 KRZ_2P = EnvSpec("krz_grtn_v1", {"num_players": 2})
 
 
-def krz_guesses(games: int) -> list:
-    """X's guesses along games of the shipped team at 2 players (clones, before the guess)."""
+def krz_positions(games: int, phase: int) -> list:
+    """Positions of `phase` with a choice along games of the shipped team at 2 players (clones, before the move)."""
     table, team, out = KRZ_2P.make_raw(), make_agent(KRZ_2P, "pretrained", seed=0), []
     for seed in range(games):
         table.reset(seed=seed)
         state = table.game_state
         while not state.is_terminal():
             seat = state.current_player
-            if state.phase == GUESS and len(state.candidates) > 1:
+            if state.phase == phase and state.legal_action_mask().sum() > 1:
                 out.append(state.clone())
             state.apply(act_for(team, table, state, seat))
     return out
+
+
+def krz_guesses(games: int) -> list:
+    """X's guesses along games of the shipped team at 2 players (clones, before the guess)."""
+    return krz_positions(games, GUESS)
 
 
 def test_the_belief_reads_the_givers_clues():
@@ -129,6 +137,56 @@ def test_x_guess_depends_only_on_what_x_knows():
         assert np.array_equal(first.improved, second.improved)
 
 
+def test_a_reading_is_the_beliefs_chance_on_the_true_target():
+    """`read`: at X's guess a reading is the belief's weight on the true target (`truth` names it among the
+    alternatives), far above the uniform draw's over the shipped team's clues; before the guess it is 0."""
+    search = make_agent(KRZ_2P, "search:policy=pretrained,value=margin,read=4", seed=0)
+    guesses = krz_guesses(3)
+    for state in guesses:
+        assert state.alternatives(state.x)[state.truth(state.x)].target == state.target
+    readings = search.reading(guesses)
+    assert np.all((readings >= 0) & (readings <= 1))
+    assert np.mean(readings) > 2 * np.mean([1 / len(state.candidates) for state in guesses])
+    clues = krz_positions(1, CLUE)[:3]
+    assert not search.reading(clues).any()
+    assert all(state.informs(state.current_player) for state in clues)
+    assert not any(state.informs(state.x) for state in guesses)
+
+
+def test_a_givers_evaluations_read_on_to_xs_guess():
+    """With `read`, each of a giver's candidates is played on by the network to X's guess (or the game's end) and
+    counts the levels passed plus X's reading there; X's own guess is not read on."""
+    search = make_agent(KRZ_2P, "search:policy=pretrained,sims=4,depth=1,value=margin,read=2", seed=0)
+    table = KRZ_2P.make_raw()
+    state = krz_positions(1, CLUE)[0]
+    act_for(search, table, state, state.current_player)
+    assert search.reads
+    after = []
+    for move in np.flatnonzero(state.legal_action_mask()):
+        after.append(state.clone())
+        after[-1].apply(int(move))
+    values = search.policy_leaves(after, state.current_player)
+    for world, value in zip(after, values):
+        assert world.is_terminal() or (world.phase == GUESS and world.current_player == world.x)
+        assert world.level_index <= value <= world.level_index + 1
+    guess = krz_guesses(1)[0]
+    act_for(search, table, guess, guess.x)
+    assert not search.reads
+
+
+def test_a_givers_clue_depends_only_on_what_the_giver_knows():
+    """A reading is drawn from a world the giver drew, never the state: the true state and a world the giver
+    cannot tell from it get the same clue move and improved policy."""
+    table = KRZ_2P.make_raw()
+    spec = "search:policy=pretrained,sims=8,depth=1,value=margin,read=1"
+    for i, state in enumerate(krz_positions(1, CLUE)[:3]):
+        seat = state.current_player
+        other = state.resample(seat, np.random.default_rng(100 + i))
+        first, second = make_agent(KRZ_2P, spec, seed=5), make_agent(KRZ_2P, spec, seed=5)
+        assert act_for(first, table, state, seat) == act_for(second, table, other, seat)
+        assert np.array_equal(first.improved, second.improved)
+
+
 @pytest.mark.parametrize(
     ("env", "spec"),
     [
@@ -136,8 +194,9 @@ def test_x_guess_depends_only_on_what_x_knows():
         (CROMLET, "search:policy=pretrained,sims=8,candidates=4,gumbel=1,value=margin,depth=12"),
         (EnvSpec("kings_cribbage_v0", {"action_mode": "moves"}), SMALL),
         (EnvSpec("krz_grtn_v1", {"num_players": 2, "features": ["roles"]}), "search:policy=pretrained,sims=4"),
+        (EnvSpec("krz_grtn_v1", {"num_players": 3}), "search:policy=pretrained,sims=4,value=margin,read=1"),
     ],
-    ids=["cromlet", "cromlet-gumbel-margin", "kings-cribbage-moves", "krz-grtn-sparta"],
+    ids=["cromlet", "cromlet-gumbel-margin", "kings-cribbage-moves", "krz-grtn-sparta", "krz-grtn-read"],
 )
 def test_plays_whole_games_legally(env, spec):
     """The table raises on an illegal action; the game must end."""
