@@ -60,7 +60,7 @@ def softmax_over(scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 def unread(state: Any) -> bool:
     """Whether play goes on before a decision that the partners' moves inform (in KRZ GRTN, X's guess)."""
-    return not state.is_terminal() and not state.evidence(state.current_player)
+    return not state.is_terminal() and not state.informed(state.current_player)
 
 
 class GuidedSearch:
@@ -146,7 +146,7 @@ class GuidedSearch:
         """SPARTA's belief where the game replays the partners' moves that inform this decision (`evidence`):
         `options.belief` worlds drawn from what `seat` knows, each as its `alternatives` (KRZ GRTN: every laid-out
         picture as the target), weighed by the network's chance of those moves there. None without such moves."""
-        if not self.options.belief or not hasattr(sample, "evidence") or not sample.evidence(seat):
+        if not self.options.belief or not hasattr(sample, "informed") or not sample.informed(seat):
             return None
         worlds = self.draws(sample, seat, self.options.belief)
         log_chance = self.log_chances([world.evidence(seat) for world in worlds])
@@ -176,7 +176,7 @@ class GuidedSearch:
         evidence: list[list[tuple[Any, int, int]]] = []
         for i, state in enumerate(states):
             reader = state.current_player
-            if state.is_terminal() or not state.evidence(reader):
+            if state.is_terminal() or not state.informed(reader):
                 continue
             worlds = self.draws(state, reader, self.options.read)
             size = len(worlds) // self.options.read

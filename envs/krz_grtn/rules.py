@@ -502,6 +502,11 @@ class KrzGrtnState(BaseState):
         (`beliefs.target_alternatives`)."""
         return target_alternatives(self, seat)
 
+    def informed(self, seat: int) -> bool:
+        """Whether the partners' moves inform `seat`'s decision now (`evidence` is not empty): X's guess
+        (`beliefs.guessing`)."""
+        return guessing(self, seat)
+
     def informs(self, seat: int) -> bool:
         """Whether `seat`'s move now is one a partner's later decision reads: a giver's clue, which X's guess reads
         (`beliefs.giving_clue`)."""

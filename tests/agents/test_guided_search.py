@@ -151,6 +151,8 @@ def test_a_reading_is_the_beliefs_chance_on_the_true_target():
     assert not search.reading(clues).any()
     assert all(state.informs(state.current_player) for state in clues)
     assert not any(state.informs(state.x) for state in guesses)
+    for state in clues + guesses:
+        assert all(state.informed(seat) == bool(state.evidence(seat)) for seat in (state.x, *state.givers()))
 
 
 def test_a_givers_evaluations_read_on_to_xs_guess():
