@@ -11,7 +11,7 @@
                                              (the last on the task's final_eval_games deals)
         best/policy.pt, best/step.json       the policy of the best evaluation so far (a family whose save
                                              writes no policy.pt has none, nor an absolute metric)
-        absolute.json                        that policy on absolute_factor x the final deals (marl-eval's
+        absolute.json                        that policy on absolute_factor x eval_games deals (marl-eval's
                                              absolute metric)
         finished | unsupported.json | error.txt
         policy.pt, (the family's own save: checkpoints/ ...)
@@ -212,11 +212,12 @@ def _keep_best(folder: Path, step: int) -> None:
 
 
 def absolute_metric(task: Task, folder: Path, seed: int) -> dict[str, Any]:
-    """marl-eval's absolute metric: the best evaluation's policy on `absolute_factor` times the final deals."""
+    """marl-eval's absolute metric: the best evaluation's policy on `absolute_factor` times an evaluation's deals
+    (`eval_games`; marl-eval keeps ten times the episodes of each logged evaluation)."""
     from tabletop.agents.legal_policy_agent import LegalPolicyAgent
 
     agent = LegalPolicyAgent.load(folder / BEST / POLICY_FILE, task.env, seed=seed, sample=task.eval_mode == "sample")
-    deals = task.final_games * task.absolute_factor
+    deals = task.eval_games * task.absolute_factor
     return {"step": read_json(folder / BEST / "step.json")["step"], "deals": deals, **play_panel(agent, task, deals)}
 
 

@@ -44,7 +44,8 @@ class Task:
     final_eval_games: int | None = None
     """Deals per panel member at the last evaluation (None: `eval_games`)."""
     absolute_factor: int = 10
-    """The best evaluation's policy is played again on this many times `final_eval_games` deals (0: never)."""
+    """The best evaluation's policy is played again on this many times `eval_games` deals (0: never): marl-eval's
+    absolute metric, ten times an evaluation's episodes."""
     exact: bool = False
     """The exact track: every evaluation also records the NashConv of the learner's policy (benchmark/exact.py)."""
     cfr_iterations: int = 1000
