@@ -1,7 +1,8 @@
 """`tabletop benchmark report DIR`: the runs of a benchmark folder as scores, intervals, tables, JSON and plots.
 
     DIR/report/results.json     marl-eval's layout: env -> task -> algorithm -> run -> step -> metrics (each a
-                                list of one number), with `absolute_metrics` (absolute.json, else the last evaluation) per run
+                                list of one number), with `absolute_metrics` per run (absolute.json, else the
+                                last evaluation)
     DIR/report/summary.json     per task and over the tasks every algorithm played: IQM and mean of the
                                 normalised score with 95% stratified-bootstrap intervals, the probability of
                                 improvement between every two algorithms, the sample-efficiency curves
