@@ -2,10 +2,11 @@
 
     python scripts/benchmark_cost.py configs/benchmark/suite.yaml ppo --steps 4096 --games 5 --out /tmp/cost
 
-Each task of the suite is run once with `steps` learner steps, evaluated at 0 and at the end on `games` games per
-panel member, through the benchmark runner itself; the table scales training by budget / steps, an evaluation by
-eval_games / games and by the suite's number of evaluations, and the reference (measured on `games` games) by
-eval_games / games.
+Each task of the suite is run once with `steps` learner steps, evaluated at 0 and at the end on `games` paired
+deals per panel member, through the benchmark runner itself. The table scales training by budget / steps and the
+evaluations' CPU per deal to every deal a run plays at the suite's sizes: `eval_games` at each evaluation but the
+last, `final_eval_games` at the last and `absolute_factor` x `eval_games` for the absolute metric. The reference
+(measured on `games` deals) scales by final_eval_games / games, the deals it plays.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def main() -> None:
     full = parse_suite(data, args.suite)
     for task in data["tasks"].values():
         task.update(budget=args.steps, eval_every=args.steps, eval_games=args.games, final_eval_games=args.games)
-        task.update(absolute_factor=0)  # the best policy's second look is costed apart (docs/benchmark.md)
+        task.update(absolute_factor=0)  # costed from the evaluations' CPU per deal below
     small = parse_suite(data, args.suite)
     tasks = args.tasks.split(",") if args.tasks else None
     out = Path(args.out)
@@ -48,13 +49,14 @@ def main() -> None:
         big = full.tasks[task.name]
         run = json.loads((out / task.name / args.algorithm / "seed_0" / "timing.json").read_text())
         ref = json.loads((out / task.name / "timing.json").read_text())["reference_cpu_seconds"]
-        games = big.eval_games / args.games
+        per_deal = run["eval_cpu_seconds"] / (2 * args.games)
+        deals = big.eval_games * (len(eval_steps(big)) - 1 + big.absolute_factor) + big.final_games
         train = run["train_cpu_seconds"] * big.budget / args.steps
-        evaluate = run["eval_cpu_seconds"] / 2 * games * len(eval_steps(big))
+        evaluate = per_deal * deals
         print(
             f"{task.name:<20} {run['train_cpu_seconds']:>12.1f} {args.steps / run['train_cpu_seconds']:>12.0f} "
             f"{run['eval_cpu_seconds']:>11.1f} {ref:>10.1f} "
-            f"{(train + evaluate) / 60:>14.1f} (+{ref * games / 60:.1f} reference, once per task)"
+            f"{(train + evaluate) / 60:>14.1f} (+{ref * big.final_games / args.games / 60:.1f} reference, once per task)"
         )
 
 

@@ -83,7 +83,7 @@ TASK = Parameters(
         check=_is_names,
         allowed="a non-empty list of agent specs",
     ),
-    Param("eval_games", 100, "evaluation games against each panel member", **integer(1)),
+    Param("eval_games", 100, "paired deals per panel member at every evaluation", **integer(1)),
     Param(
         "final_eval_games",
         None,
@@ -93,7 +93,7 @@ TASK = Parameters(
     Param(
         "absolute_factor",
         10,
-        "the best evaluation's policy plays again on this many times final_eval_games deals (0: never)",
+        "the best evaluation's policy plays again on this many times eval_games deals (0: never)",
         **integer(0),
     ),
     Param(
