@@ -40,6 +40,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from tabletop.agents.extras import MissingExtra, installed_versions, source_commit
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.exact import CFR_FILE, cfr_plus, nash_conv
@@ -259,8 +261,14 @@ def installed(names: list[str], skip: Callable[[str], None]) -> list[str]:
 
 
 def code_version() -> dict[str, str | None]:
-    """What trained the runs: this package's version and git commit, torch's and numpy's versions."""
-    return {**installed_versions("tabletop-rl", "torch", "numpy"), "commit": source_commit()}
+    """What trained the runs: this package's version and git commit, torch's and numpy's versions, and the
+    instruction set torch's CPU kernels use (`AVX2`, `AVX512`...): they round by it, so runs reproduce bit for
+    bit only where it matches."""
+    return {
+        **installed_versions("tabletop-rl", "torch", "numpy"),
+        "commit": source_commit(),
+        "torch_cpu": torch.backends.cpu.get_cpu_capability(),
+    }
 
 
 def record_grid(out: Path, suite: Suite, jobs: list[Job], warn: Callable[[str], None] = print) -> None:
@@ -303,9 +311,13 @@ def _refuse_other_setting(job: Job) -> None:
 
 
 def describe(code: dict[str, str | None]) -> str:
-    """One code version in words: the package's version, and its commit where known."""
-    commit = code.get("commit")
-    return f"tabletop-rl {code.get('tabletop-rl')}" + (f" at commit {commit}" if commit else "")
+    """One code version in words: the package's version, its commit and torch's CPU instruction set where known."""
+    commit, cpu = code.get("commit"), code.get("torch_cpu")
+    return (
+        f"tabletop-rl {code.get('tabletop-rl')}"
+        + (f" at commit {commit}" if commit else "")
+        + (f" with torch's {cpu} CPU kernels" if cpu else "")
+    )
 
 
 def run_grid(

@@ -145,6 +145,11 @@ def test_a_grid_records_each_code_version_and_says_when_a_resume_runs_other_code
     assert json.loads((tmp_path / "benchmark.json").read_text())["code"] == [*first, other]
     assert len(said) == 1 and f"this is tabletop-rl 0.0.1 at commit {'0' * 40}" in said[0]
     assert "runs resumed now continue under this code" in said[0]
+    elsewhere = {**other, "torch_cpu": "AVX2" if other["torch_cpu"] != "AVX2" else "AVX512"}
+    monkeypatch.setattr(runner, "code_version", lambda: elsewhere)  # the same code on a CPU that rounds otherwise
+    runner.record_grid(tmp_path, suite, jobs, warn=said.append)
+    assert len(said) == 2 and f"this is {runner.describe(elsewhere)}" in said[1]
+    assert f"with torch's {elsewhere['torch_cpu']} CPU kernels" in said[1]
 
 
 def _smoke_task() -> dict:
