@@ -159,6 +159,11 @@ def _benchmark(args: argparse.Namespace) -> int:
             raise ValueError("report needs the benchmark folder: tabletop benchmark report DIR")
         if not Path(args.folder).is_dir():
             raise ValueError(f"{args.folder} holds no benchmark (no such folder): give the --out of tabletop benchmark")
+        if args.population_with and args.population is None:
+            raise ValueError("--population-with adds families to the population table: give --population GAMES too")
+        for other in args.population_with:
+            if not (Path(other) / "benchmark.json").is_file():
+                raise ValueError(f"--population-with {other}: holds no benchmark (no benchmark.json)")
         from tabletop.train.benchmark.report import REPORT, results_table, write_report
 
         written = write_report(Path(args.folder), plots=not args.no_plots)
@@ -169,7 +174,9 @@ def _benchmark(args: argparse.Namespace) -> int:
         if args.population is not None:  # every family's final policy, the heuristics and search, one table a task
             from tabletop.train.benchmark.population import population_tables
 
-            population_tables(Path(args.folder), args.population)
+            out = Path(args.ship if args.ship is not None else args.folder) / REPORT  # shipped, the table ships too
+            more = [Path(f) for f in args.population_with]
+            population_tables(Path(args.folder), args.population, more=more, out=out, progress=True)
         print(results_table(json.loads((Path(args.folder) / REPORT / "summary.json").read_text())))
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
@@ -787,8 +794,17 @@ def report_parser() -> argparse.ArgumentParser:
         "--population",
         type=positive_int,
         metavar="GAMES",
-        help="also a round robin of every family's final policy, the heuristics and a search player per competitive "
-        "task, GAMES per pair, with ratings (report/population/<task>/; default: none)",
+        help="also a round robin of every family's final policy, random, the game's heuristics and a search player "
+        "per competitive task, GAMES per pair, with ratings (DIR's report/population/<task>/, DEST's with --ship; "
+        "default: none)",
+    )
+    r.add_argument(
+        "--population-with",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="another benchmark folder whose families' final policies on the same tasks join the population "
+        "table (repeatable)",
     )
     r.set_defaults(func=_benchmark, command="benchmark", suite="report")
     return r

@@ -75,10 +75,12 @@ def test_the_smoke_suite_runs_every_family_is_reported_and_repeats_bit_for_bit(t
     assert summary["tasks"] == ["cromlet_2p"]
     assert len(summary["probability_of_improvement"]) == len(names) * (len(names) - 1) // 2
 
-    # the population table: every family's final policy, random, the panel's heuristic and the search player, rated
+    # the population table: every family's final policy (named by its run), random, the game's heuristics and the
+    # search player, rated
     table = population_tables(tmp_path / "a", 2)["cromlet_2p"]
-    assert len(table.agents) == len(names) + 3 and table.agents[-3:] == ["random", "greedy", "search"]
-    assert (tmp_path / "a/report/population/cromlet_2p/ratings.csv").is_file() and len(table.ratings) == len(names) + 3
+    assert table.agents == [*(f"{n}/seed_0" for n in sorted(names)), "random", "greedy", "patient", "blocker", "search"]
+    assert (tmp_path / "a/report/population/cromlet_2p/ratings.csv").is_file()
+    assert sorted(r.agent for r in table.ratings) == sorted(table.agents)
 
     reported = {
         name: (tmp_path / "a/report" / name).read_bytes() for name in ("results.json", "summary.json", "report.md")

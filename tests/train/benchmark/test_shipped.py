@@ -42,8 +42,8 @@ def test_report_on_a_shipped_folder_makes_its_files_again_byte_for_byte(shipped,
     copy = tmp_path / "shipped"
     shutil.copytree(shipped, copy)
     shutil.rmtree(copy / REPORT)
-    written = write_report(copy)
-    assert sorted(p.name for p in written) == sorted(p.name for p in (shipped / REPORT).iterdir())
+    written = write_report(copy)  # a shipped population table (report/population/) needs the policies: not made here
+    assert sorted(p.name for p in written) == sorted(p.name for p in (shipped / REPORT).iterdir() if p.is_file())
     for path in written:
         assert path.read_bytes() == (shipped / REPORT / path.name).read_bytes(), path.name
 
