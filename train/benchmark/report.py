@@ -337,28 +337,37 @@ def markdown(summary: dict[str, Any], plots: list[str] = ()) -> str:
         lines += ["| algorithm | IQM | mean |", "|---|---|---|"]
         lines += [f"| {a} | {cell(v['iqm'])} | {cell(v['mean'])} |" for a, v in summary["cooperative"].items()]
         lines.append("")
-    lines += ["## Each task's scale", "", "| task | the 1 | its SE | random's SE |", "|---|---|---|---|"]
-    lines += [
-        f"| {t} | {s['one_agent']} | {s['one_se']:.3f} | {s['zero_se']:.3f} |" for t, s in summary["scales"].items()
-    ]
-    lines.append("")
+    exact = set(summary["exploitability"])
+    if exact:
+        lines += [
+            f"Exact tasks ({', '.join(sorted(exact))}) are read by NashConv: their normalised scores, from a few "
+            "panel games, stay out of the tables below (summary.json keeps them).",
+            "",
+        ]
+    scales = {t: s for t, s in summary["scales"].items() if t not in exact}
+    if scales:
+        lines += ["## Each task's scale", "", "| task | the 1 | its SE | random's SE |", "|---|---|---|---|"]
+        lines += [f"| {t} | {s['one_agent']} | {s['one_se']:.3f} | {s['zero_se']:.3f} |" for t, s in scales.items()]
+        lines.append("")
     if summary["excluded_tasks"]:
         lines += [
             f"Left out of the aggregate (not every algorithm played them): {', '.join(summary['excluded_tasks'])}.",
             "",
         ]
-    lines += [
-        "## Per task (final evaluation)",
-        "",
-        "| task | algorithm | runs | IQM | mean | SE of one run |",
-        "|---|---|---|---|---|---|",
-    ]
-    for task, algorithms in summary["per_task"].items():
+    scored = {t: algorithms for t, algorithms in summary["per_task"].items() if t not in exact}
+    if scored:
         lines += [
-            f"| {task} | {a} | {v['runs']} | {cell(v['iqm'])} | {cell(v['mean'])} | {v['final_se']:.3f} |"
-            for a, v in algorithms.items()
+            "## Per task (final evaluation)",
+            "",
+            "| task | algorithm | runs | IQM | mean | SE of one run |",
+            "|---|---|---|---|---|---|",
         ]
-    lines.append("")
+        for task, algorithms in scored.items():
+            lines += [
+                f"| {task} | {a} | {v['runs']} | {cell(v['iqm'])} | {cell(v['mean'])} | {v['final_se']:.3f} |"
+                for a, v in algorithms.items()
+            ]
+        lines.append("")
     if summary["over_se_target"]:
         over = ", ".join(f"{o['task']}/{o['algorithm']} ({o['final_se']:.3f})" for o in summary["over_se_target"])
         lines += [f"Final evaluations above the standard error of {SE_TARGET}: {over}.", ""]
