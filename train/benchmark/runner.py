@@ -40,8 +40,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from tabletop.agents.extras import MissingExtra, installed_versions, source_commit
 from tabletop.agents.networks import POLICY_FILE
 from tabletop.train.benchmark.exact import CFR_FILE, cfr_plus, nash_conv
@@ -264,6 +262,8 @@ def code_version() -> dict[str, str | None]:
     """What trained the runs: this package's version and git commit, torch's and numpy's versions, and the
     instruction set torch's CPU kernels use (`AVX2`, `AVX512`...): they round by it, so runs reproduce bit for
     bit only where it matches."""
+    import torch  # here: a bad suite is refused before torch loads (tests/train/test_fast_refusals.py)
+
     return {
         **installed_versions("tabletop-rl", "torch", "numpy"),
         "commit": source_commit(),
