@@ -57,8 +57,13 @@ def finals(folders: Sequence[Path], task: Task) -> dict[str, str]:
 
 def players(folders: Sequence[Path], task: Task) -> dict[str, str]:
     """`task`'s table as {name: agent spec}: each family's final policy, random and the game's heuristics, search."""
-    everyone = {**finals(folders, task), **{name: name for name in agent_names(task.env.env_id)}}
-    return {**everyone, SEARCH: SEARCH}
+    policies = finals(folders, task)
+    if not policies:
+        raise ValueError(
+            f"no finished run of {task.name} in {', '.join(map(str, folders))} kept its policy ({POLICY_FILE}): "
+            "a shipped folder holds none; give the grid's own --out folder"
+        )
+    return {**policies, **{name: name for name in agent_names(task.env.env_id)}, SEARCH: SEARCH}
 
 
 def population_tables(

@@ -46,6 +46,13 @@ def test_families_of_other_folders_join_the_table_named_by_their_runs(folders, t
     assert written["agents"] == table.agents and written["games_per_pair"] == 1
 
 
+def test_a_shipped_folder_without_policies_is_refused(folders, tmp_path):
+    mmd, _ = folders
+    assert main(["benchmark", "report", str(mmd), "--ship", str(tmp_path / "shipped"), "--no-plots"]) == 0
+    with pytest.raises(ValueError, match="a shipped folder holds none; give the grid's own --out folder"):
+        population_tables(tmp_path / "shipped", 1)
+
+
 def test_a_folder_of_another_game_is_refused(folders, tmp_path):
     mmd, _ = folders
     other = grid(tmp_path / "four", "ppo", hand_size=4)
