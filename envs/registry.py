@@ -92,6 +92,11 @@ class EnvSpec:
         """Every argument's value, defaults filled in."""
         return self.definition.resolve(self.kwargs)
 
+    def same_game(self, other: EnvSpec) -> bool:
+        """Whether `other` builds the same game: the same env id and every argument's value, a default spelled out
+        or left implicit alike."""
+        return (self.env_id, self.resolved()) == (other.env_id, other.resolved())
+
     def with_kwargs(self, **overrides: Any) -> EnvSpec:
         return EnvSpec(self.env_id, {**self.kwargs, **overrides})
 

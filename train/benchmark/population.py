@@ -45,7 +45,7 @@ def finals(folders: Sequence[Path], task: Task) -> dict[str, str]:
             if not ((run_folder / FINISHED).is_file() and (run_folder / POLICY_FILE).is_file()):
                 continue
             other = task_from_dict(read_json(run_folder / RUN_FILE)["task"])
-            if (other.env.env_id, other.env.resolved()) != (task.env.env_id, task.env.resolved()):
+            if not other.env.same_game(task.env):
                 raise ValueError(
                     f"{run_folder} plays {other.env}, {task.name} elsewhere plays {task.env}: a population table "
                     "holds one game's runs"

@@ -117,10 +117,7 @@ def compare_paths(
     path trains `dummy_config` when given (the same game: say, a flat MLP beside a structured network)."""
     if steps < 1 or rounds < 1:
         raise ValueError(f"steps and rounds must be at least 1, got steps={steps}, rounds={rounds}")
-    if dummy_config is not None and (dummy_config.env.env_id, dummy_config.env.resolved()) != (
-        config.env.env_id,
-        config.env.resolved(),
-    ):
+    if dummy_config is not None and not dummy_config.env.same_game(config.env):
         raise ValueError(f"the dummy config plays {dummy_config.env}, the config {config.env}: compare one game")
     configs = {kind: config for kind in PATHS}
     if dummy_config is not None:
